@@ -1,0 +1,119 @@
+//! A counting global allocator for allocation tests and the allocation benchmark suite.
+//!
+//! Counts are kept per thread, so tests running in parallel do not see each other's
+//! allocations. Install it in a test or bench binary with
+//!
+//! ```ignore
+//! #[global_allocator]
+//! static ALLOC: flatstream_bench::alloc::CountingAlloc = flatstream_bench::alloc::CountingAlloc;
+//! ```
+//!
+//! This is the only module in the workspace with `unsafe` code of our own: implementing
+//! `GlobalAlloc` requires it. Every block forwards to the system allocator unchanged.
+
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Wraps the system allocator and counts, per thread, the allocations made.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CountingAlloc;
+
+/// What a thread allocated while a closure ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AllocStats {
+    /// Calls to `alloc`, `alloc_zeroed` and `realloc`.
+    pub allocations: u64,
+    /// Bytes requested by those calls (for `realloc`, the new size).
+    pub bytes: u64,
+    /// The largest single request, in bytes.
+    pub largest: u64,
+}
+
+thread_local! {
+    static STATS: Cell<AllocStats> = const {
+        Cell::new(AllocStats { allocations: 0, bytes: 0, largest: 0 })
+    };
+}
+
+fn record(size: usize) {
+    // `try_with`: allocations can happen while the thread's locals are being torn down.
+    let _ = STATS.try_with(|s| {
+        let mut v = s.get();
+        v.allocations += 1;
+        v.bytes += size as u64;
+        v.largest = v.largest.max(size as u64);
+        s.set(v);
+    });
+}
+
+fn snapshot() -> AllocStats {
+    STATS.with(Cell::get)
+}
+
+/// Runs `f` and returns what the current thread allocated meanwhile.
+pub fn measure<R>(f: impl FnOnce() -> R) -> (R, AllocStats) {
+    let before = snapshot();
+    let result = f();
+    let after = snapshot();
+    let largest = if after.largest > before.largest {
+        after.largest
+    } else {
+        0
+    };
+    (
+        result,
+        AllocStats {
+            allocations: after.allocations - before.allocations,
+            bytes: after.bytes - before.bytes,
+            largest,
+        },
+    )
+}
+
+/// Runs `f` and returns what the current thread allocated meanwhile, with `largest` exact: it is
+/// reset for the duration of `f` and restored after.
+pub fn measure_exact<R>(f: impl FnOnce() -> R) -> (R, AllocStats) {
+    let saved = snapshot();
+    STATS.with(|s| s.set(AllocStats::default()));
+    let result = f();
+    let during = snapshot();
+    STATS.with(|s| {
+        s.set(AllocStats {
+            allocations: saved.allocations + during.allocations,
+            bytes: saved.bytes + during.bytes,
+            largest: saved.largest.max(during.largest),
+        })
+    });
+    (result, during)
+}
+
+// SAFETY (for the impl as a whole): every method forwards its arguments unchanged to `System`,
+// which upholds the `GlobalAlloc` contract; counting touches only a thread-local `Cell` and
+// never allocates.
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        record(layout.size());
+        // SAFETY: the caller upholds `alloc`'s contract (non-zero size); forwarded as is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        record(layout.size());
+        // SAFETY: as for `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` through this allocator with `layout`.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        record(new_size);
+        // SAFETY: `ptr` was allocated by `System` through this allocator with `layout`; the
+        // caller upholds `realloc`'s contract for `new_size`.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}

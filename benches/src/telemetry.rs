@@ -1,0 +1,66 @@
+//! The telemetry message of `examples/telemetry.fbs` (flatc 25.12.19 output, committed), and a
+//! `Reading` that serializes into it.
+
+use flatbuffers::{Allocator, FlatBufferBuilder};
+use flatstream::{Result, StreamSerialize};
+
+#[allow(
+    unsafe_code,
+    unused_imports,
+    rust_2018_idioms,
+    clippy::all,
+    missing_docs,
+    unreachable_pub
+)]
+#[path = "../../examples/generated/telemetry_generated.rs"]
+mod generated;
+
+pub use generated::telemetry::*;
+
+/// One reading as an application holds it: the fields of the `Telemetry` table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reading {
+    /// Which device sent it.
+    pub device_id: u64,
+    /// When, in milliseconds since the Unix epoch.
+    pub timestamp: u64,
+    /// The measured value.
+    pub value: f64,
+}
+
+impl Reading {
+    /// The `i`-th reading of a deterministic sequence: 64 devices, one reading each per
+    /// millisecond, values never 0 (so every field is present in the FlatBuffer).
+    pub fn nth(i: u64) -> Self {
+        Reading {
+            device_id: i % 64 + 1,
+            timestamp: 1_700_000_000_000 + i / 64,
+            value: 20.0 + (i as f64 * 0.001).sin(),
+        }
+    }
+
+    /// Reads the fields back from a `Telemetry` table.
+    pub fn from_table(t: &Telemetry<'_>) -> Self {
+        Reading {
+            device_id: t.device_id(),
+            timestamp: t.timestamp(),
+            value: t.value(),
+        }
+    }
+}
+
+impl StreamSerialize for Reading {
+    fn serialize<A: Allocator + 'static>(
+        &self,
+        builder: &mut FlatBufferBuilder<'_, A>,
+    ) -> Result<()> {
+        let args = TelemetryArgs {
+            device_id: self.device_id,
+            timestamp: self.timestamp,
+            value: self.value,
+        };
+        let root = Telemetry::create(builder, &args);
+        builder.finish(root, None);
+        Ok(())
+    }
+}

@@ -1,0 +1,85 @@
+//! The `Checksum` trait: the integrity algorithm a checksummed framer uses.
+//!
+//! The algorithms themselves (XXH3-64, CRC-32, CRC-16, CRC-32C) live in `flatstream-checksum`,
+//! one feature each, so that a build pays only for the one it uses.
+
+/// An integrity algorithm for frame payloads.
+///
+/// A checksum is computed over the payload only (not the length prefix) and stored in the frame
+/// header as the low [`size`](Checksum::size) bytes of [`calculate`](Checksum::calculate)'s
+/// value, little-endian. The algorithm is not recorded in the stream: writer and reader must use
+/// the same one, or every frame fails verification with `Error::ChecksumMismatch`.
+///
+/// # Example
+///
+/// A (weak) checksum of our own, stored in 2 bytes:
+///
+/// ```
+/// use flatstream_core::Checksum;
+///
+/// struct ByteSum;
+///
+/// impl Checksum for ByteSum {
+///     fn size(&self) -> usize {
+///         2
+///     }
+///     fn calculate(&self, payload: &[u8]) -> u64 {
+///         payload.iter().map(|&b| u64::from(b)).sum::<u64>() & 0xFFFF
+///     }
+/// }
+///
+/// assert_eq!(ByteSum.calculate(b"\x01\x02"), 3);
+/// ```
+pub trait Checksum {
+    /// Width of the checksum field on the wire, in bytes: 0 to 8.
+    fn size(&self) -> usize;
+
+    /// Computes the checksum of `payload`. Only the low [`size`](Checksum::size) bytes are
+    /// stored and compared.
+    fn calculate(&self, payload: &[u8]) -> u64;
+}
+
+impl<C: Checksum + ?Sized> Checksum for &C {
+    #[inline]
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+    #[inline]
+    fn calculate(&self, payload: &[u8]) -> u64 {
+        (**self).calculate(payload)
+    }
+}
+
+impl<C: Checksum + ?Sized> Checksum for alloc::boxed::Box<C> {
+    #[inline]
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+    #[inline]
+    fn calculate(&self, payload: &[u8]) -> u64 {
+        (**self).calculate(payload)
+    }
+}
+
+/// No checksum: a zero-width field. `ChecksumFramer<NoChecksum>` writes exactly the bytes of
+/// `DefaultFramer`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct NoChecksum;
+
+impl NoChecksum {
+    /// Returns `NoChecksum`.
+    pub const fn new() -> Self {
+        NoChecksum
+    }
+}
+
+impl Checksum for NoChecksum {
+    #[inline(always)]
+    fn size(&self) -> usize {
+        0
+    }
+    #[inline(always)]
+    fn calculate(&self, _payload: &[u8]) -> u64 {
+        0
+    }
+}

@@ -1,0 +1,417 @@
+//! `StreamReader`: reads frames from any `std::io::Read`, handing out payloads borrowed from
+//! its buffer.
+
+use crate::error::{Error, Result};
+use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, parse_header};
+use crate::framer::Deframer;
+use core::ops::ControlFlow;
+use std::io::{self, Read};
+use std::vec::Vec;
+
+/// Reads frames from a `Read` source.
+///
+/// The reader owns a buffer. It fills it with reads as large as the free space, then hands out
+/// every complete frame already in it as a `&[u8]` borrowed from the buffer, with no copy and no
+/// further system call. It needs no `BufReader` in front of a `File` or `TcpStream`.
+///
+/// * [`read_message`](Self::read_message) returns the next payload, or `None` at a clean end of
+///   stream (the source returned end-of-file between two frames).
+/// * [`process_all`](Self::process_all) calls a closure with every payload until the end;
+///   the closure may stop early by returning `ControlFlow::Break(())`.
+/// * [`messages`](Self::messages) is the same as a loop with `while let Some(p) = m.next()?`.
+///
+/// # Memory
+///
+/// The buffer starts at the capacity given to [`with_capacity`](Self::with_capacity) (64 KiB for
+/// [`new`](Self::new)) and grows only when a frame does not fit, and then only as the frame's
+/// bytes actually arrive, doubling at most: a header that claims a 2 GiB payload and is followed
+/// by 10 bytes costs no more than the initial buffer. A declared length over the bound
+/// ([`with_max_frame_len`](Self::with_max_frame_len), default 2 GiB) is an error as soon as the
+/// length prefix is read. **Readers of untrusted input should set a bound that fits their
+/// messages.**
+///
+/// # Errors
+///
+/// * End-of-file inside a frame is [`Error::UnexpectedEof`].
+/// * `Interrupted` is retried. `WouldBlock` and other I/O errors are returned as
+///   [`Error::Io`]; the bytes received so far are kept, and the next call carries on.
+/// * Framing errors ([`Error::FrameTooLarge`], [`Error::ChecksumMismatch`]) leave the reader at
+///   the bad frame: calling again returns the same error.
+/// * Content errors from a validating deframer ([`Error::Validation`],
+///   [`Error::InvalidFlatbuffer`]) concern a frame that was read whole: the reader moves past it.
+///
+/// ```
+/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+///
+/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+/// writer.write(&"one")?;
+/// writer.write(&"two")?;
+/// let bytes = writer.into_inner();
+///
+/// let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
+/// let mut seen = Vec::new();
+/// reader.process_all(|payload| {
+///     seen.push(flatbuffers::root::<&str>(payload)?.to_owned());
+///     Ok(())
+/// })?;
+/// assert_eq!(seen, ["one", "two"]);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct StreamReader<R, D> {
+    source: R,
+    deframer: D,
+    /// Zero-initialized once; `buf.len()` is the capacity in use.
+    buf: Vec<u8>,
+    /// Start of the unconsumed bytes.
+    pos: usize,
+    /// End of the bytes received.
+    end: usize,
+    /// Stream offset of `buf[pos]`.
+    offset: u64,
+    capacity: usize,
+    max_frame_len: usize,
+}
+
+impl<R: Read, D: Deframer> StreamReader<R, D> {
+    /// The initial buffer capacity used by [`new`](Self::new): 64 KiB.
+    pub const DEFAULT_CAPACITY: usize = 64 * 1024;
+
+    /// A reader of `source` with `deframer` and a 64 KiB initial buffer.
+    pub fn new(source: R, deframer: D) -> Self {
+        Self::with_capacity(Self::DEFAULT_CAPACITY, source, deframer)
+    }
+
+    /// A reader with an initial buffer of `capacity` bytes (at least 16). The buffer is
+    /// allocated on the first read.
+    pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
+        StreamReader {
+            source,
+            deframer,
+            buf: Vec::new(),
+            pos: 0,
+            end: 0,
+            offset: 0,
+            capacity: capacity.max(16),
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+        }
+    }
+
+    /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB). A frame
+    /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is buffered.
+    pub fn with_max_frame_len(mut self, max: usize) -> Self {
+        self.max_frame_len = max;
+        self
+    }
+
+    /// Reads the next frame and returns its payload, borrowed from the reader's buffer.
+    ///
+    /// Returns `Ok(None)` when the source is at end-of-file exactly between two frames. If
+    /// the source is a file that is still being written, a later call may return more frames.
+    #[inline]
+    pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        Ok(self.next_frame()?.map(|(start, end)| &self.buf[start..end]))
+    }
+
+    /// Calls `f` with each payload until the end of the stream.
+    ///
+    /// `f` returns `Ok(())` to go on, or `Ok(ControlFlow::Break(()))` to stop early: that is
+    /// not an error, and the next frame stays unread for a later call. An error returned by
+    /// `f` stops the loop and is returned; a verifier or validation error raised in `f` is
+    /// stamped with the offset of the frame being processed.
+    pub fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
+    where
+        F: FnMut(&[u8]) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        loop {
+            let frame_offset = self.offset;
+            let Some((start, end)) = self.next_frame()? else {
+                return Ok(());
+            };
+            match f(&self.buf[start..end]) {
+                Ok(flow) => {
+                    if flow.into_control_flow().is_break() {
+                        return Ok(());
+                    }
+                }
+                Err(e) => return Err(e.at_frame(frame_offset)),
+            }
+        }
+    }
+
+    /// A lending iterator over the payloads: `while let Some(payload) = messages.next()? {}`.
+    /// Leave the loop with `break` to stop early.
+    pub fn messages(&mut self) -> Messages<'_, R, D> {
+        Messages { reader: self }
+    }
+
+    /// Stream offset of the next frame: the bytes consumed so far.
+    pub fn position(&self) -> u64 {
+        self.offset
+    }
+
+    /// The bytes received from the source but not yet consumed, starting with the next frame.
+    /// Take them before handing the source to other code, as with `BufReader::buffer`.
+    pub fn buffer(&self) -> &[u8] {
+        &self.buf[self.pos..self.end]
+    }
+
+    /// Bytes currently allocated for the buffer.
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    /// Shrinks the buffer to `capacity` bytes (or to the bytes it still holds, if more), and
+    /// makes `capacity` the size of the next allocation. Payloads handed out earlier are
+    /// borrowed from the reader, so none can be alive while this runs.
+    pub fn shrink_to(&mut self, capacity: usize) {
+        self.compact();
+        let keep = capacity.max(16).max(self.end);
+        self.capacity = capacity.max(16);
+        self.buf.truncate(keep);
+        self.buf.shrink_to(keep);
+    }
+
+    /// The deframer.
+    pub fn deframer(&self) -> &D {
+        &self.deframer
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &R {
+        &self.source
+    }
+
+    /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.source
+    }
+
+    /// Returns the source; bytes read ahead into the buffer are dropped (see
+    /// [`into_parts`](Self::into_parts) to keep them).
+    pub fn into_inner(self) -> R {
+        self.source
+    }
+
+    /// Returns the source and the bytes read ahead but not consumed.
+    pub fn into_parts(mut self) -> (R, Vec<u8>) {
+        self.buf.truncate(self.end);
+        self.buf.drain(..self.pos);
+        (self.source, self.buf)
+    }
+
+    /// Finds the next complete, verified frame; returns the payload's range in `buf`.
+    #[inline]
+    fn next_frame(&mut self) -> Result<Option<(usize, usize)>> {
+        loop {
+            let available = &self.buf[self.pos..self.end];
+            match parse_header(&self.deframer, available, self.max_frame_len, self.offset)? {
+                Parsed::Frame(span) => {
+                    let (header, rest) = available.split_at(span.header_len);
+                    let verified = self.deframer.verify(
+                        &header[LEN_PREFIX_SIZE..],
+                        &rest[..span.payload_len],
+                        self.offset,
+                    );
+                    let start = self.pos + span.header_len;
+                    if let Err(e) = verified {
+                        if e.is_content_error() {
+                            self.consume(span.frame_len());
+                        }
+                        return Err(e);
+                    }
+                    self.consume(span.frame_len());
+                    return Ok(Some((start, start + span.payload_len)));
+                }
+                Parsed::Incomplete { needed } => {
+                    if !self.fill(needed)? {
+                        let present = self.end - self.pos;
+                        if present == 0 {
+                            return Ok(None);
+                        }
+                        return Err(Error::eof(self.offset, needed, present));
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn consume(&mut self, n: usize) {
+        self.pos += n;
+        self.offset += n as u64;
+    }
+
+    /// Moves the unconsumed bytes to the front of the buffer.
+    fn compact(&mut self) {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.pos = 0;
+        }
+    }
+
+    /// Reads once into the free end of the buffer, making room first. `needed` is what the
+    /// current frame needs in all. Returns `false` at end-of-file.
+    #[cold]
+    fn fill(&mut self, needed: usize) -> Result<bool> {
+        self.compact();
+        if self.end == self.buf.len() {
+            // Full (or not allocated yet): grow toward `needed`, at most doubling, so that the
+            // buffer never grows faster than the bytes that actually arrive.
+            let len = self.buf.len();
+            let target = needed
+                .min(len.saturating_mul(2))
+                .max(self.capacity)
+                .max(len + 1);
+            self.buf.resize(target, 0);
+        }
+        loop {
+            match self.source.read(&mut self.buf[self.end..]) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.end += n.min(self.buf.len() - self.end);
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(e, self.offset)),
+            }
+        }
+    }
+}
+
+/// A lending iterator over a reader's payloads, returned by [`StreamReader::messages`].
+///
+/// Each payload borrows the reader, so it must be dropped before the next call to `next`; copy
+/// what you need to keep.
+#[derive(Debug)]
+pub struct Messages<'r, R, D> {
+    reader: &'r mut StreamReader<R, D>,
+}
+
+impl<R: Read, D: Deframer> Messages<'_, R, D> {
+    /// The next payload, or `None` at a clean end of stream.
+    #[allow(clippy::should_implement_trait)] // a lending iterator cannot implement `Iterator`
+    #[inline]
+    pub fn next(&mut self) -> Result<Option<&[u8]>> {
+        self.reader.read_message()
+    }
+}
+
+/// What a [`StreamReader::process_all`] callback returns besides errors: `()` to go on, or a
+/// `ControlFlow` to choose.
+pub trait IntoControlFlow {
+    /// Whether to continue or stop.
+    fn into_control_flow(self) -> ControlFlow<()>;
+}
+
+impl IntoControlFlow for () {
+    #[inline(always)]
+    fn into_control_flow(self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl IntoControlFlow for ControlFlow<()> {
+    #[inline(always)]
+    fn into_control_flow(self) -> ControlFlow<()> {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framer::{DefaultDeframer, DefaultFramer};
+    use crate::writer::StreamWriter;
+
+    fn stream(payloads: &[&[u8]]) -> Vec<u8> {
+        let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+        for p in payloads {
+            w.write_payload(p).unwrap();
+        }
+        w.into_inner()
+    }
+
+    #[test]
+    fn reads_frames_then_none() {
+        let bytes = stream(&[b"a", b"", b"hello"]);
+        let mut r = StreamReader::with_capacity(4, &bytes[..], DefaultDeframer);
+        assert_eq!(r.read_message().unwrap(), Some(&b"a"[..]));
+        assert_eq!(r.read_message().unwrap(), Some(&b""[..]));
+        assert_eq!(r.read_message().unwrap(), Some(&b"hello"[..]));
+        assert_eq!(r.read_message().unwrap(), None);
+        assert_eq!(r.read_message().unwrap(), None);
+        assert_eq!(r.position(), bytes.len() as u64);
+    }
+
+    #[test]
+    fn process_all_can_stop_without_error_and_resume() {
+        let bytes = stream(&[b"1", b"2", b"3"]);
+        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+        let mut seen = vec![];
+        r.process_all(|p| {
+            seen.push(p[0]);
+            Ok(if p == b"2" {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            })
+        })
+        .unwrap();
+        assert_eq!(seen, b"12");
+        assert_eq!(r.read_message().unwrap(), Some(&b"3"[..]));
+    }
+
+    #[test]
+    fn errors_from_the_callback_carry_the_frame_offset() {
+        let bytes = stream(&[b"ok", b"bad"]);
+        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+        let err = r
+            .process_all(|p| {
+                if p == b"bad" {
+                    return Err(Error::validation("test", "bad payload", 0));
+                }
+                Ok(())
+            })
+            .unwrap_err();
+        assert_eq!(err.offset(), 6);
+    }
+
+    #[test]
+    fn messages_is_a_lending_iterator() {
+        let bytes = stream(&[b"x", b"yy"]);
+        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+        let mut lens = vec![];
+        let mut m = r.messages();
+        while let Some(p) = m.next().unwrap() {
+            lens.push(p.len());
+        }
+        assert_eq!(lens, [1, 2]);
+    }
+
+    #[test]
+    fn unconsumed_bytes_are_available() {
+        let mut bytes = stream(&[b"abc", b"def"]);
+        bytes.extend_from_slice(b"tail");
+        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+        r.read_message().unwrap();
+        assert_eq!(r.buffer(), &bytes[7..]);
+        let (rest, buffered) = r.into_parts();
+        assert!(rest.is_empty());
+        assert_eq!(buffered, &bytes[7..]);
+    }
+
+    #[test]
+    fn shrink_to_releases_memory_and_keeps_unread_bytes() {
+        let big = vec![9u8; 100_000];
+        let bytes = stream(&[&big, b"small"]);
+        let mut r = StreamReader::with_capacity(1024, &bytes[..], DefaultDeframer);
+        assert_eq!(r.read_message().unwrap().unwrap().len(), 100_000);
+        assert!(r.capacity() >= 100_000);
+        r.shrink_to(1024);
+        assert!(r.capacity() < 100_000);
+        assert_eq!(r.read_message().unwrap(), Some(&b"small"[..]));
+    }
+}
