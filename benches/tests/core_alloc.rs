@@ -1,0 +1,128 @@
+//! Allocation behaviour of the core reader and writer, measured with a counting allocator:
+//! nothing per message once warm, and never more than the bytes actually received.
+
+use flatbuffers::FlatBufferBuilder;
+use flatstream::{DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter};
+use flatstream_bench::alloc::{CountingAlloc, measure_exact};
+use flatstream_bench::telemetry::Reading;
+use std::io::{self, Cursor};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+fn telemetry_stream(n: u64) -> Vec<u8> {
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    for i in 0..n {
+        w.write(&Reading::nth(i)).unwrap();
+    }
+    w.into_inner()
+}
+
+#[test]
+fn writing_allocates_nothing_per_message_once_warm() {
+    // Simple mode: the internal builder is reused.
+    let mut w = StreamWriter::new(io::sink(), DefaultFramer);
+    for i in 0..100 {
+        w.write(&Reading::nth(i)).unwrap();
+    }
+    let ((), stats) = measure_exact(|| {
+        for i in 100..10_100 {
+            w.write(&Reading::nth(i)).unwrap();
+        }
+    });
+    assert_eq!(stats.allocations, 0, "simple mode: {stats:?}");
+
+    // Expert mode: the caller's builder, reset between messages.
+    let mut builder = FlatBufferBuilder::new();
+    let mut w = StreamWriter::new(Vec::with_capacity(1 << 20), DefaultFramer);
+    let mut write = |w: &mut StreamWriter<Vec<u8>, DefaultFramer>, i| {
+        builder.reset();
+        flatstream::StreamSerialize::serialize(&Reading::nth(i), &mut builder).unwrap();
+        w.write_finished(&mut builder).unwrap();
+    };
+    for i in 0..100 {
+        write(&mut w, i);
+    }
+    let ((), stats) = measure_exact(|| {
+        for i in 100..10_100 {
+            write(&mut w, i);
+        }
+    });
+    assert_eq!(stats.allocations, 0, "expert mode: {stats:?}");
+}
+
+#[test]
+fn reading_allocates_nothing_per_message_once_warm() {
+    let bytes = telemetry_stream(10_000);
+
+    let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
+    assert!(reader.read_message().unwrap().is_some()); // allocates the buffer
+    let (count, stats) = measure_exact(|| {
+        let mut n = 0u64;
+        let mut sum = 0u64;
+        reader
+            .process_all(|p| {
+                let t = flatstream_bench::telemetry::root_as_telemetry(p)?;
+                sum = sum.wrapping_add(t.device_id());
+                n += 1;
+                Ok(())
+            })
+            .unwrap();
+        n
+    });
+    assert_eq!(count, 9_999);
+    assert_eq!(stats.allocations, 0, "StreamReader over &[u8]: {stats:?}");
+
+    let mut reader = StreamReader::new(Cursor::new(&bytes), DefaultDeframer);
+    assert!(reader.read_message().unwrap().is_some());
+    let ((), stats) = measure_exact(|| {
+        let mut m = reader.messages();
+        while let Some(p) = m.next().unwrap() {
+            assert!(!p.is_empty());
+        }
+    });
+    assert_eq!(stats.allocations, 0, "StreamReader over Cursor: {stats:?}");
+
+    let (count, stats) = measure_exact(|| Frames::new(&bytes, DefaultDeframer).count());
+    assert_eq!(count, 10_000);
+    assert_eq!(stats.allocations, 0, "Frames: {stats:?}");
+}
+
+/// Hostile headers: the reader allocates for the bytes that arrive, not for the length claimed.
+#[test]
+fn hostile_lengths_allocate_no_more_than_the_bytes_received() {
+    const CAPACITY: usize = 256;
+    let bound = 1usize << 30;
+    for (claim, received) in [
+        (u32::MAX, 0usize),
+        (bound as u32 + 1, 10),
+        (bound as u32, 0),
+        (bound as u32, 10),
+        (bound as u32, 5_000),
+        (bound as u32, 100_000),
+    ] {
+        let mut bytes = claim.to_le_bytes().to_vec();
+        bytes.extend(std::iter::repeat_n(0x5A, received));
+        let (err, stats) = measure_exact(|| {
+            let mut reader = StreamReader::with_capacity(CAPACITY, &bytes[..], DefaultDeframer)
+                .with_max_frame_len(bound);
+            reader.read_message().unwrap_err()
+        });
+        match err {
+            Error::FrameTooLarge { .. } => {
+                // Only the reader's initial buffer, needed to read the length prefix at all.
+                assert!(stats.allocations <= 1 && stats.largest <= CAPACITY as u64, "{stats:?}")
+            }
+            Error::UnexpectedEof { present, .. } => {
+                assert_eq!(present as usize, 4 + received);
+                let limit = (CAPACITY.max(2 * (4 + received))) as u64;
+                assert!(
+                    stats.largest <= limit,
+                    "claim {claim}, received {received}: largest allocation {} > {limit}",
+                    stats.largest
+                );
+            }
+            other => panic!("claim {claim}: {other:?}"),
+        }
+    }
+}
