@@ -8,6 +8,9 @@ use core::ops::ControlFlow;
 use std::io::{self, Read};
 use std::vec::Vec;
 
+/// The largest first allocation of a reader's buffer; it then doubles up to the capacity.
+const FIRST_ALLOCATION: usize = 8 * 1024;
+
 /// Reads frames from a `Read` source.
 ///
 /// The reader owns a buffer. It fills it with reads as large as the free space, then hands out
@@ -22,9 +25,11 @@ use std::vec::Vec;
 ///
 /// # Memory
 ///
-/// The buffer starts at the capacity given to [`with_capacity`](Self::with_capacity) (64 KiB for
-/// [`new`](Self::new)) and grows only when a frame does not fit, and then only as the frame's
-/// bytes actually arrive, doubling at most: a header that claims a 2 GiB payload and is followed
+/// The buffer is allocated on the first read, at 8 KiB or the capacity given to
+/// [`with_capacity`](Self::with_capacity) if smaller, and doubles as data arrives up to that
+/// capacity (64 KiB for [`new`](Self::new)); reads are as large as the free space. It grows past
+/// the capacity only for a frame that does not fit, and then only as the frame's bytes actually
+/// arrive, doubling at most: a header that claims a 2 GiB payload and is followed
 /// by 10 bytes costs no more than the initial buffer. A declared length over the bound
 /// ([`with_max_frame_len`](Self::with_max_frame_len), default 2 GiB) is an error as soon as the
 /// length prefix is read. **Readers of untrusted input should set a bound that fits their
@@ -258,13 +263,16 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     fn fill(&mut self, needed: usize) -> Result<bool> {
         self.compact();
         if self.end == self.buf.len() {
-            // Full (or not allocated yet): grow toward `needed`, at most doubling, so that the
-            // buffer never grows faster than the bytes that actually arrive.
+            // Full, or not allocated yet. Grow at most by doubling (from a first allocation of
+            // at most 8 KiB, so short streams stay cheap), up to the configured capacity, or
+            // toward `needed` for a frame larger than that: the buffer never grows faster than
+            // the bytes that actually arrive, whatever length a header claims.
             let len = self.buf.len();
-            let target = needed
-                .min(len.saturating_mul(2))
-                .max(self.capacity)
-                .max(len + 1);
+            let first = self.capacity.min(FIRST_ALLOCATION);
+            let target = len
+                .saturating_mul(2)
+                .max(first)
+                .min(self.capacity.max(needed));
             self.buf.resize(target, 0);
         }
         loop {
