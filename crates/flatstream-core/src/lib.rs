@@ -55,6 +55,8 @@ mod framer;
 mod frames;
 #[cfg(feature = "std")]
 mod reader;
+mod recovery;
+mod salvage;
 mod serialize;
 #[cfg(feature = "std")]
 mod writer;
@@ -71,6 +73,10 @@ pub use framer::{
 pub use frames::Frames;
 #[cfg(feature = "std")]
 pub use reader::{IntoControlFlow, Messages, StreamReader};
+#[cfg(feature = "std")]
+pub use recovery::Truncate;
+pub use recovery::{Recover, Recovery, StreamEnd};
+pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
 #[cfg(feature = "std")]
 pub use writer::StreamWriter;
