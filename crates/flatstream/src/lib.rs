@@ -1,7 +1,70 @@
-//! flatstream: framing for streams of FlatBuffers messages.
+//! Zero-copy framing for streams of FlatBuffers messages, over files, sockets and byte slices.
+//!
+//! ```text
+//! +-------------+-------------------------------+----------------------------+
+//! | len: u32 LE | checksum: 0, 2, 4 or 8 B, LE  | payload: a plain FlatBuffer |  frame
+//! +-------------+-------------------------------+----------------------------+
+//! ```
+//!
+//! Frames follow each other with nothing in between; the bytes are those of FlatStream 0.2.x
+//! (see `docs/wire-format.md`). Writers serialize into a reused `FlatBufferBuilder` and copy
+//! nothing after serialization; readers hand out each payload as a `&[u8]` borrowed from their
+//! buffer, reject a hostile length before allocating, and never panic on bad input.
+//!
+//! ```
+//! use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+//!
+//! // Write: any `std::io::Write` (wrap files and sockets in a `BufWriter`).
+//! let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+//! writer.write(&"first reading")?;
+//! writer.write(&"second reading")?;
+//! let bytes = writer.into_inner();
+//!
+//! // Read: any `std::io::Read`; the reader buffers by itself.
+//! let mut reader = StreamReader::new(&bytes[..], DefaultDeframer).with_max_frame_len(1 << 20);
+//! let mut count = 0;
+//! reader.process_all(|payload| {
+//!     let text = flatbuffers::root::<&str>(payload)?; // verify, then read in place
+//!     assert!(text.ends_with("reading"));
+//!     count += 1;
+//!     Ok(())
+//! })?;
+//! assert_eq!(count, 2);
+//! # Ok::<(), flatstream::Error>(())
+//! ```
+//!
+//! # The parts
+//!
+//! - Writing: [`StreamWriter`] with [`write`](StreamWriter::write) (simple mode: a
+//!   [`StreamSerialize`] value into the writer's reused builder),
+//!   [`write_finished`](StreamWriter::write_finished) (expert mode: your own builders) and
+//!   [`write_payload`](StreamWriter::write_payload).
+//! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
+//!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), and
+//!   [`Frames`] over a byte slice such as a memory-mapped file.
+//! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
+//!   [`ChecksumDeframer`] with a [`Checksum`] from [`checksum`].
+//! - Adapters ([`adapters`]): bounds, observers, validation, typed reading, buffer reclamation.
+//! - Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds | changes the bytes on the wire |
+//! |---|---|---|---|
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], I/O errors | no |
+//! | `xxhash` | no | [`XxHash64`](checksum) (XXH3-64, 8 bytes) | only in streams framed with it |
+//! | `crc32` | no | [`Crc32`](checksum) (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
+//! | `crc16` | no | [`Crc16`](checksum) (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
+//! | `crc32c` | no | [`Crc32c`](checksum) (CRC-32C, 4 bytes) | only in streams framed with it |
+//! | `all_checksums` | no | all four | only in streams framed with them |
+//!
+//! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, header encoding and
+//! parsing, [`Frames`], and the errors. Embedded builds that want the least code can depend on
+//! `flatstream-core` alone.
 
 #![no_std]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use flatstream_adapters as adapters;
 pub use flatstream_checksum as checksum;
