@@ -1,8 +1,131 @@
-//! Adapters that wrap flatstream framers and deframers.
+//! Adapters for flatstream framers and deframers: bounds, observers, validation, typed reading,
+//! and buffer reclamation. Each wraps a `Framer`, a `Deframer`, a writer or a reader, and costs
+//! nothing when it is not used.
 //!
 //! ```text
-//! [len: u32 LE][checksum: 0/2/4/8 bytes LE][payload]
+//! +-------------+---------------------------+--------------------------------+
+//! | len: u32 LE | checksum: 0/2/4/8 B, LE   | payload: a plain FlatBuffer    |   one frame
+//! +-------------+---------------------------+--------------------------------+
 //! ```
+//!
+//! None of the adapters changes the bytes on the wire: a stream written through any stack of
+//! them reads back with the bare deframer, and the other way round.
+//!
+//! ```
+//! use flatstream_adapters::{DeframerExt, FramerExt, SizeValidator};
+//! use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+//! use std::cell::Cell;
+//!
+//! let written = Cell::new(0);
+//! let framer = DefaultFramer
+//!     .validated(SizeValidator::new(1, 1024))
+//!     .bounded(1 << 20)
+//!     .observed(|_: &[u8]| written.set(written.get() + 1));
+//! let mut writer = StreamWriter::new(Vec::new(), framer);
+//! writer.write(&"hello")?;
+//! writer.write(&"world")?;
+//! let bytes = writer.into_inner();
+//!
+//! let read = Cell::new(0);
+//! let deframer = DefaultDeframer
+//!     .bounded(1024)
+//!     .validated(SizeValidator::new(1, 1024))
+//!     .observed(|_: &[u8]| read.set(read.get() + 1));
+//! let mut reader = StreamReader::new(&bytes[..], deframer);
+//! while let Some(payload) = reader.read_message()? {
+//!     assert!(flatbuffers::root::<&str>(payload).is_ok());
+//! }
+//! assert_eq!((written.get(), read.get()), (2, 2));
+//! # Ok::<(), flatstream_core::Error>(())
+//! ```
+//!
+//! # The adapters
+//!
+//! | adapter | write side | read side |
+//! |---|---|---|
+//! | bound | [`BoundedFramer`]: refuses a payload over the bound before any byte is written | [`BoundedDeframer`]: rejects a frame from its length prefix, before allocating |
+//! | observer | [`ObserverFramer`]: `Fn(&[u8])` on each payload, before framing | [`ObserverDeframer`]: `Fn(&[u8])` on each payload, after the checksum |
+//! | validation | [`ValidatingFramer`]: nothing invalid reaches the sink | [`ValidatingDeframer`]: after the checksum, before the user |
+//! | typed reading | | [`TypedReaderExt`]: `process_typed::<T>`, `typed_messages::<T>()` |
+//! | reclamation | [`Reclaiming`] writer: the builder shrinks back | [`Reclaiming`] reader: the buffer shrinks back |
+//!
+//! Validators: [`NoValidator`] (free), [`SizeValidator`], [`StructuralValidator`] (a
+//! well-formed FlatBuffer table, nested tables, vectors and strings, without a schema),
+//! [`TypedValidator`] (a flatc-generated root type), and composites: a tuple, slice or `Vec` of
+//! validators runs each in order. Failures are [`Error::Validation`](flatstream_core::Error)
+//! naming the validator, the reason and the frame's offset.
+//!
+//! # Composition
+//!
+//! Adapters nest, and [`FramerExt`] and [`DeframerExt`] write the nesting left to right:
+//! `DefaultFramer.bounded(n).observed(f)` *is* `ObserverFramer::new(BoundedFramer::new(DefaultFramer, n), f)`.
+//! The last adapter named is the outermost, the one closest to your code:
+//!
+//! ```text
+//! write:  your payload -> outermost -> ... -> innermost -> header -> sink
+//! read:   source -> length bound -> innermost (checksum) -> ... -> outermost -> your code
+//! ```
+//!
+//! So order decides who sees what:
+//!
+//! * **Observer and validator, writing.** `validated(v).observed(f)`: `f` sees every payload
+//!   offered, including those `v` then refuses. `observed(f).validated(v)`: `f` sees only
+//!   payloads that go on the wire.
+//! * **Observer and validator, reading.** `observed(f).validated(v)`: `f` sees every intact
+//!   payload, including those `v` then rejects. `validated(v).observed(f)`: `f` sees only what
+//!   you will see.
+//! * **Bound and validator, writing.** `validated(v).bounded(n)`: an oversized payload is refused
+//!   by the bound without being validated (cheaper). The other way round, `v` sees it first.
+//! * **Bound, reading.** Position does not matter: every deframer reports its bound through
+//!   `max_payload_len`, the reader takes the smallest in the stack and rejects the frame from its
+//!   length prefix, before anything inside the stack runs.
+//!
+//! Whatever the order, a payload is handed to your code only if every adapter accepted it, and
+//! written only if every adapter accepted it.
+//!
+//! # Typed reading
+//!
+//! [`TypedReaderExt`] hands out payloads as flatc-generated types, verified first with the
+//! FlatBuffers verifier and configurable [`VerifierOptions`](flatbuffers::VerifierOptions).
+//! Implement [`StreamDeserialize`] for a generated table with [`stream_deserialize!`].
+//! There is no unchecked path: `flatbuffers::root_unchecked` is an `unsafe fn` and unsafe code is
+//! denied in flatstream; it would only be offered behind an explicit opt-in if a benchmark showed
+//! it pays, which on telemetry-sized messages it has not (see the `adapters` benchmark suite).
+//!
+//! # Features
+//!
+//! | feature | default | what it adds | changes the bytes on the wire |
+//! |---|---|---|---|
+//! | `std` | yes | typed reading, reclaiming writers and readers | no |
+//!
+//! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the framer and deframer
+//! adapters, the validators and the reclamation policies.
 
-#![no_std]
+#![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
+
+extern crate alloc;
+#[cfg(all(feature = "std", not(test)))]
+extern crate std;
+
+mod bounded;
+mod ext;
+mod observer;
+mod reclaim;
+mod structure;
+#[cfg(feature = "std")]
+mod typed;
+mod validate;
+
+pub use bounded::{BoundedDeframer, BoundedFramer};
+pub use ext::{DeframerExt, FramerExt};
+pub use observer::{ObserverDeframer, ObserverFramer};
+pub use reclaim::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};
+#[cfg(feature = "std")]
+pub use reclaim::{ReclaimExt, Reclaiming};
+pub use structure::StructuralValidator;
+#[cfg(feature = "std")]
+pub use typed::{MessageReader, StreamDeserialize, TypedMessages, TypedReaderExt};
+pub use validate::{
+    NoValidator, SizeValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
+};

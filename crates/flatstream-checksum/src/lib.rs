@@ -1,10 +1,130 @@
-//! Checksum algorithms for flatstream frames, one feature each, all off by default.
+//! Checksum algorithms for flatstream frames: XXH3-64, CRC-32, CRC-16/XMODEM and CRC-32C, one
+//! cargo feature each, all off by default, so a build compiles only the algorithm it uses.
+//!
+//! A checksummed frame carries the checksum of its payload between the length prefix and the
+//! payload, little-endian, in as many bytes as the algorithm is wide:
 //!
 //! ```text
-//! [len: u32 LE][checksum: 2, 4 or 8 bytes LE][payload]
+//! +-------------+-----------------------------+------------------------------+
+//! | len: u32 LE | checksum of payload, LE     | payload: a plain FlatBuffer  |
+//! | 4 bytes     | 8 (XxHash64), 4 (Crc32,     | len bytes                    |
+//! |             | Crc32c) or 2 (Crc16) bytes  |                              |
+//! +-------------+-----------------------------+------------------------------+
+//! ```
+//!
+//! The checksum covers the payload only. These are the bytes FlatStream 0.2.x writes with
+//! `XxHash64`, `Crc32` and `Crc16`; `Crc32c` is new.
+//!
+//! Each algorithm implements [`Checksum`] and plugs into `ChecksumFramer<C>` (writing) and
+//! `ChecksumDeframer<C>` (reading and verifying):
+//!
+//! ```
+//! # #[cfg(feature = "xxhash")]
+//! # fn main() -> Result<(), flatstream_core::Error> {
+//! use flatstream_checksum::XxHash64;
+//! use flatstream_core::{ChecksumDeframer, ChecksumFramer, StreamReader, StreamWriter};
+//!
+//! let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
+//! writer.write(&"checked")?;
+//! let bytes = writer.into_inner();
+//! assert_eq!(bytes.len(), 4 + 8 + 16); // length, XXH3-64, a 16-byte FlatBuffer
+//!
+//! let mut reader = StreamReader::new(&bytes[..], ChecksumDeframer::new(XxHash64::new()));
+//! let payload = reader.read_message()?.expect("one frame");
+//! assert_eq!(flatstream_core::flatbuffers::root::<&str>(payload)?, "checked");
+//! # Ok(())
+//! # }
+//! # #[cfg(not(feature = "xxhash"))]
+//! # fn main() {}
+//! ```
+//!
+//! # Features
+//!
+//! | feature | what it adds | dependency | changes the bytes on the wire |
+//! |---|---|---|---|
+//! | `xxhash` | [`XxHash64`] (XXH3-64) | xxhash-rust | only in streams framed with it |
+//! | `crc32` | [`Crc32`] (CRC-32/ISO-HDLC) | crc32fast | only in streams framed with it |
+//! | `crc16` | [`Crc16`] (CRC-16/XMODEM) | crc | only in streams framed with it |
+//! | `crc32c` | [`Crc32c`] (CRC-32C) | crc-fast (needs `std`) | only in streams framed with it |
+//! | `all` | all four | | no |
+//! | `std` | run-time CPU detection for `Crc32` | | no |
+//!
+//! No feature is on by default. The crate is `#![no_std]` and, except for `crc32c`, so are
+//! its dependencies; [`ChecksumKind`], [`AnyChecksum`] and the re-exported [`Checksum`] and
+//! [`NoChecksum`] are always there. The `flatstream` facade has the same algorithm features
+//! (`all_checksums` for all) and turns `std` on with its own default `std`.
+//!
+//! # Choosing an algorithm
+#![doc = include_str!("algorithms.md")]
+//!
+//! # The algorithm is not in the stream
+//!
+//! Nothing in a frame says which algorithm wrote it, or that it has a checksum at all: the
+//! reader must be configured with the algorithm the writer used. If they disagree:
+//!
+//! * a different algorithm of the same width (`Crc32` and `Crc32c`) reads the first frame's
+//!   checksum field as such and fails with `Error::ChecksumMismatch` at offset 0;
+//! * a different width misreads where the payload starts, so the computed checksum does not
+//!   match (`ChecksumMismatch`), or the misread length runs past the data
+//!   (`UnexpectedEof`) or over the bound (`FrameTooLarge`).
+//!
+//! In every case the reader stops at the first frame with a typed error and hands out no
+//! payload; a stream is never silently misread as long as the payload is not empty (the
+//! CRCs here give 0 for an empty payload, so an empty payload's frame cannot tell `Crc32`
+//! from `Crc32c`). Record the algorithm next to the stream — in a file name, a header
+//! message of your own, or configuration — and parse it with [`ChecksumKind`].
+//!
+//! # Choosing at run time
+//!
+//! [`AnyChecksum`] is one type for every enabled algorithm, built from a [`ChecksumKind`]
+//! parsed from a name:
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use flatstream_checksum::AnyChecksum;
+//! use flatstream_core::{ChecksumDeframer, ChecksumFramer, StreamReader, StreamWriter};
+//!
+//! let flag = "none"; // e.g. the value of `--checksum`
+//! let checksum: AnyChecksum = flag.parse()?;
+//!
+//! let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(checksum));
+//! writer.write_payload(b"payload")?;
+//! let bytes = writer.into_inner();
+//!
+//! let mut reader = StreamReader::new(&bytes[..], ChecksumDeframer::new(checksum));
+//! assert_eq!(reader.read_message()?, Some(&b"payload"[..]));
+//! # Ok(())
+//! # }
 //! ```
 
 #![no_std]
 #![forbid(unsafe_code)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(test)]
+extern crate std;
+
+#[cfg(feature = "crc16")]
+mod crc16;
+#[cfg(feature = "crc32")]
+mod crc32;
+#[cfg(feature = "crc32c")]
+mod crc32c;
+mod kind;
+#[cfg(feature = "xxhash")]
+mod xxhash;
+
+#[cfg(feature = "crc16")]
+#[cfg_attr(docsrs, doc(cfg(feature = "crc16")))]
+pub use crc16::Crc16;
+#[cfg(feature = "crc32")]
+#[cfg_attr(docsrs, doc(cfg(feature = "crc32")))]
+pub use crc32::Crc32;
+#[cfg(feature = "crc32c")]
+#[cfg_attr(docsrs, doc(cfg(feature = "crc32c")))]
+pub use crc32c::Crc32c;
 pub use flatstream_core::{Checksum, NoChecksum};
+pub use kind::{AnyChecksum, ChecksumKind, ChecksumKindError};
+#[cfg(feature = "xxhash")]
+#[cfg_attr(docsrs, doc(cfg(feature = "xxhash")))]
+pub use xxhash::XxHash64;

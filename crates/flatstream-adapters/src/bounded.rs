@@ -1,0 +1,118 @@
+//! `BoundedFramer` and `BoundedDeframer`: a maximum payload size on any framer or deframer.
+
+use flatstream_core::{Deframer, Error, FrameHeader, Framer, Result};
+
+/// Refuses payloads longer than `max` bytes before any byte of the frame is written.
+///
+/// The check runs before the wrapped framer is asked for a header, so a refused payload is
+/// neither checksummed nor observed by anything inside this adapter.
+///
+/// ```
+/// use flatstream_adapters::BoundedFramer;
+/// use flatstream_core::{DefaultFramer, Error, StreamWriter};
+///
+/// let mut writer = StreamWriter::new(Vec::new(), BoundedFramer::new(DefaultFramer, 4));
+/// writer.write_payload(b"1234")?;
+/// let err = writer.write_payload(b"12345").unwrap_err();
+/// assert!(matches!(err, Error::FrameTooLarge { len: 5, max: 4, offset: 8 }));
+/// assert_eq!(writer.bytes_written(), 8); // nothing of the refused frame reached the sink
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct BoundedFramer<F> {
+    inner: F,
+    max: usize,
+}
+
+/// Rejects frames that declare a payload longer than `max` bytes, from the length prefix alone.
+///
+/// The bound is reported through [`Deframer::max_payload_len`], so `StreamReader` and
+/// `Frames` reject the frame as soon as its 4-byte length prefix is read: nothing is allocated
+/// or read for the payload. The bound in force is the smallest of this one, the wrapped
+/// deframer's, and the reader's own (`with_max_frame_len`).
+///
+/// ```
+/// use flatstream_adapters::BoundedDeframer;
+/// use flatstream_core::{DefaultDeframer, Error, StreamReader};
+///
+/// // A header claiming a 1 GiB payload, followed by nothing.
+/// let bytes = (1u32 << 30).to_le_bytes();
+/// let mut reader = StreamReader::new(&bytes[..], BoundedDeframer::new(DefaultDeframer, 1024));
+/// let err = reader.read_message().unwrap_err();
+/// assert!(matches!(err, Error::FrameTooLarge { len: 1_073_741_824, max: 1024, offset: 0 }));
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct BoundedDeframer<D> {
+    inner: D,
+    max: usize,
+}
+
+macro_rules! common {
+    ($ty:ident, $param:ident) => {
+        impl<$param> $ty<$param> {
+            /// Wraps `inner`, allowing payloads of at most `max` bytes.
+            pub const fn new(inner: $param, max: usize) -> Self {
+                $ty { inner, max }
+            }
+
+            /// The largest payload allowed, in bytes.
+            pub const fn max(&self) -> usize {
+                self.max
+            }
+
+            /// The wrapped adapter.
+            pub const fn inner(&self) -> &$param {
+                &self.inner
+            }
+
+            /// Returns the wrapped adapter.
+            pub fn into_inner(self) -> $param {
+                self.inner
+            }
+        }
+    };
+}
+common!(BoundedFramer, F);
+common!(BoundedDeframer, D);
+
+impl<F: Framer> Framer for BoundedFramer<F> {
+    #[inline]
+    fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
+        if payload.len() > self.max {
+            return Err(too_large(offset, payload.len(), self.max));
+        }
+        self.inner.header(payload, offset)
+    }
+}
+
+impl<D: Deframer> Deframer for BoundedDeframer<D> {
+    #[inline]
+    fn checksum_size(&self) -> usize {
+        self.inner.checksum_size()
+    }
+
+    #[inline]
+    fn max_payload_len(&self) -> usize {
+        self.max.min(self.inner.max_payload_len())
+    }
+
+    #[inline]
+    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
+        // Readers never get here with a longer payload (they check `max_payload_len` first);
+        // the check keeps the bound for callers that verify frames themselves.
+        if payload.len() > self.max {
+            return Err(too_large(offset, payload.len(), self.max));
+        }
+        self.inner.verify(checksum, payload, offset)
+    }
+}
+
+#[cold]
+#[inline(never)]
+pub(crate) fn too_large(offset: u64, len: usize, max: usize) -> Error {
+    Error::FrameTooLarge {
+        offset,
+        len: len as u64,
+        max: max as u64,
+    }
+}

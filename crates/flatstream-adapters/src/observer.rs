@@ -1,0 +1,115 @@
+//! `ObserverFramer` and `ObserverDeframer`: a callback that sees every payload.
+
+use flatstream_core::{Deframer, FrameHeader, Framer, Result};
+
+/// Calls `observer` with each payload on its way to the wrapped framer, before it is framed.
+///
+/// The callback gets the payload as the writer holds it: no copy, no allocation. It is a
+/// `Fn`, because framers are shared (`&self`); count or accumulate through a `Cell`, an atomic
+/// or a channel.
+///
+/// Where it sits in a stack decides what it sees: an observer outside a bound or a validator
+/// sees every payload offered, including refused ones; inside them, only the payloads that go
+/// on the wire. See the [crate docs](crate#composition).
+///
+/// ```
+/// use flatstream_adapters::ObserverFramer;
+/// use flatstream_core::{DefaultFramer, StreamWriter};
+/// use std::cell::Cell;
+///
+/// let bytes = Cell::new(0);
+/// let framer = ObserverFramer::new(DefaultFramer, |p: &[u8]| bytes.set(bytes.get() + p.len()));
+/// let mut writer = StreamWriter::new(Vec::new(), framer);
+/// writer.write_payload(b"abc")?;
+/// writer.write_payload(b"de")?;
+/// assert_eq!(bytes.get(), 5);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ObserverFramer<F, C> {
+    inner: F,
+    observer: C,
+}
+
+/// Calls `observer` with each payload after the wrapped deframer has verified it (checksum
+/// included), before the reader hands it out.
+///
+/// A payload that fails verification is never observed. The callback borrows the payload from
+/// the reader's buffer: no copy, no allocation.
+///
+/// ```
+/// use flatstream_adapters::ObserverDeframer;
+/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+/// use std::cell::Cell;
+///
+/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+/// writer.write_payload(b"abc")?;
+/// let bytes = writer.into_inner();
+///
+/// let seen = Cell::new(0);
+/// let deframer = ObserverDeframer::new(DefaultDeframer, |_: &[u8]| seen.set(seen.get() + 1));
+/// let mut reader = StreamReader::new(&bytes[..], deframer);
+/// while reader.read_message()?.is_some() {}
+/// assert_eq!(seen.get(), 1);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ObserverDeframer<D, C> {
+    inner: D,
+    observer: C,
+}
+
+macro_rules! common {
+    ($ty:ident, $param:ident) => {
+        impl<$param, C> $ty<$param, C> {
+            /// Wraps `inner`, calling `observer` with each payload.
+            pub const fn new(inner: $param, observer: C) -> Self {
+                $ty { inner, observer }
+            }
+
+            /// The callback.
+            pub const fn observer(&self) -> &C {
+                &self.observer
+            }
+
+            /// The wrapped adapter.
+            pub const fn inner(&self) -> &$param {
+                &self.inner
+            }
+
+            /// Returns the wrapped adapter and the callback.
+            pub fn into_parts(self) -> ($param, C) {
+                (self.inner, self.observer)
+            }
+        }
+    };
+}
+common!(ObserverFramer, F);
+common!(ObserverDeframer, D);
+
+impl<F: Framer, C: Fn(&[u8])> Framer for ObserverFramer<F, C> {
+    #[inline]
+    fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
+        (self.observer)(payload);
+        self.inner.header(payload, offset)
+    }
+}
+
+impl<D: Deframer, C: Fn(&[u8])> Deframer for ObserverDeframer<D, C> {
+    #[inline]
+    fn checksum_size(&self) -> usize {
+        self.inner.checksum_size()
+    }
+
+    #[inline]
+    fn max_payload_len(&self) -> usize {
+        self.inner.max_payload_len()
+    }
+
+    #[inline]
+    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
+        self.inner.verify(checksum, payload, offset)?;
+        (self.observer)(payload);
+        Ok(())
+    }
+}

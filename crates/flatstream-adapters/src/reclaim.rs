@@ -1,0 +1,381 @@
+//! Buffer reclamation: giving memory back after a burst of large messages.
+
+#[cfg(feature = "std")]
+use flatbuffers::{Allocator, FlatBufferBuilder};
+#[cfg(feature = "std")]
+use flatstream_core::{
+    Deframer, Framer, IntoControlFlow, Result, StreamReader, StreamSerialize, StreamWriter,
+};
+#[cfg(feature = "std")]
+use std::io::{Read, Write};
+
+/// Decides, message by message, when a buffer that grew for large messages should shrink back
+/// to a baseline.
+///
+/// The policy sees only payload lengths; it keeps whatever state it needs. A [`Reclaiming`]
+/// writer asks it after each message written with `write` and, when it says so, replaces the
+/// internal builder with one of [`baseline`](Self::baseline) bytes. A reclaiming reader asks it
+/// after each message read and shrinks its buffer to the baseline just before the next read,
+/// when no payload can be borrowed any more.
+pub trait ReclaimPolicy {
+    /// The capacity to shrink back to, in bytes.
+    fn baseline(&self) -> usize;
+
+    /// Records a message of `len` bytes; returns whether to shrink now.
+    fn after_message(&mut self, len: usize) -> bool;
+}
+
+impl<P: ReclaimPolicy + ?Sized> ReclaimPolicy for &mut P {
+    #[inline]
+    fn baseline(&self) -> usize {
+        (**self).baseline()
+    }
+    #[inline]
+    fn after_message(&mut self, len: usize) -> bool {
+        (**self).after_message(len)
+    }
+}
+
+/// Never shrinks: buffers keep their largest size. The default; it compiles to nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct NoReclaim;
+
+impl ReclaimPolicy for NoReclaim {
+    #[inline(always)]
+    fn baseline(&self) -> usize {
+        usize::MAX
+    }
+    #[inline(always)]
+    fn after_message(&mut self, _len: usize) -> bool {
+        false
+    }
+}
+
+/// Shrinks back to `baseline` once `messages` messages in a row have fit in it, after one that
+/// did not: the burst is over.
+///
+/// Messages of at most `baseline` bytes never trigger anything on their own, so in steady state
+/// (all messages small) nothing is ever reallocated.
+///
+/// ```
+/// use flatstream_adapters::{ReclaimPolicy, ShrinkAfter};
+///
+/// let mut policy = ShrinkAfter::new(1024, 3);
+/// assert!(!policy.after_message(100)); // small, nothing grew
+/// assert!(!policy.after_message(1 << 20)); // a large one: the buffer grew
+/// assert!(!policy.after_message(100));
+/// assert!(!policy.after_message(100));
+/// assert!(policy.after_message(100)); // three small ones in a row: shrink
+/// assert!(!policy.after_message(100));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShrinkAfter {
+    baseline: usize,
+    messages: u32,
+    grown: bool,
+    streak: u32,
+}
+
+impl ShrinkAfter {
+    /// Shrinks to `baseline` bytes after `messages` consecutive messages of at most `baseline`
+    /// bytes that follow a larger one (`messages` of 0 counts as 1).
+    pub const fn new(baseline: usize, messages: u32) -> Self {
+        ShrinkAfter {
+            baseline,
+            messages,
+            grown: false,
+            streak: 0,
+        }
+    }
+}
+
+impl ReclaimPolicy for ShrinkAfter {
+    #[inline]
+    fn baseline(&self) -> usize {
+        self.baseline
+    }
+
+    #[inline]
+    fn after_message(&mut self, len: usize) -> bool {
+        if len > self.baseline {
+            self.grown = true;
+            self.streak = 0;
+            return false;
+        }
+        if !self.grown {
+            return false;
+        }
+        self.streak += 1;
+        if self.streak >= self.messages {
+            self.grown = false;
+            self.streak = 0;
+            return true;
+        }
+        false
+    }
+}
+
+/// Shrinks back to `baseline` right after any message larger than `threshold` bytes: buffers
+/// may grow up to about `threshold` and stay there, but memory taken by an outsized message is
+/// returned at once. Each such message costs one reallocation.
+///
+/// ```
+/// use flatstream_adapters::{ReclaimPolicy, ShrinkAbove};
+///
+/// let mut policy = ShrinkAbove::new(4096, 1 << 20);
+/// assert!(!policy.after_message(64 * 1024));
+/// assert!(policy.after_message(8 << 20));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShrinkAbove {
+    baseline: usize,
+    threshold: usize,
+}
+
+impl ShrinkAbove {
+    /// Shrinks to `baseline` bytes after each message over `threshold` bytes.
+    pub const fn new(baseline: usize, threshold: usize) -> Self {
+        ShrinkAbove {
+            baseline,
+            threshold,
+        }
+    }
+}
+
+impl ReclaimPolicy for ShrinkAbove {
+    #[inline]
+    fn baseline(&self) -> usize {
+        self.baseline
+    }
+
+    #[inline]
+    fn after_message(&mut self, len: usize) -> bool {
+        len > self.threshold
+    }
+}
+
+/// A `StreamWriter` or `StreamReader` with a [`ReclaimPolicy`]: made with
+/// [`ReclaimExt::reclaim`].
+///
+/// * **Writer**: after each [`write`](Reclaiming::write) (simple mode, which uses the writer's
+///   internal builder), the policy sees the payload's length; when it says so, the builder is
+///   replaced by one of `baseline` bytes. The payload has already been written by then.
+///   `write_finished` and `write_payload` do not use the internal builder and are passed through.
+/// * **Reader**: after each payload, the policy sees its length; when it says so, the buffer is
+///   shrunk to `baseline` bytes (or to the unread bytes it holds, if more) at the start of the
+///   next read. A payload borrows the reader, so none can be alive then: reclamation never
+///   invalidates a payload you hold.
+///
+/// ```
+/// use flatstream_adapters::{ReclaimExt, ShrinkAfter};
+/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+///
+/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+/// writer.write_payload(&vec![7u8; 1 << 20])?; // one large message
+/// for _ in 0..10 {
+///     writer.write_payload(b"small")?;
+/// }
+/// let bytes = writer.into_inner();
+///
+/// let mut reader = StreamReader::with_capacity(4096, &bytes[..], DefaultDeframer)
+///     .reclaim(ShrinkAfter::new(4096, 8));
+/// while let Some(payload) = reader.read_message()? {
+///     assert!(payload == b"small" || payload.len() == 1 << 20);
+/// }
+/// assert!(reader.get_ref().capacity() <= 4096);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+///
+/// A payload cannot be held across the next read:
+///
+/// ```compile_fail
+/// # use flatstream_adapters::{ReclaimExt, ShrinkAfter};
+/// # use flatstream_core::{DefaultDeframer, StreamReader};
+/// let mut reader = StreamReader::new(&[][..], DefaultDeframer).reclaim(ShrinkAfter::new(16, 1));
+/// let first = reader.read_message().unwrap();
+/// let second = reader.read_message().unwrap();
+/// println!("{first:?} {second:?}");
+/// ```
+#[cfg(feature = "std")]
+#[derive(Debug)]
+pub struct Reclaiming<T, P> {
+    inner: T,
+    policy: P,
+    /// Reader side: the policy asked for a shrink after the last payload handed out.
+    pending: bool,
+}
+
+#[cfg(feature = "std")]
+impl<T, P> Reclaiming<T, P> {
+    /// Wraps a writer or reader with `policy`.
+    pub const fn new(inner: T, policy: P) -> Self {
+        Reclaiming {
+            inner,
+            policy,
+            pending: false,
+        }
+    }
+
+    /// The wrapped writer or reader.
+    pub const fn get_ref(&self) -> &T {
+        &self.inner
+    }
+
+    /// The wrapped writer or reader. Its own methods bypass the policy.
+    pub fn get_mut(&mut self) -> &mut T {
+        &mut self.inner
+    }
+
+    /// The policy.
+    pub const fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// Returns the wrapped writer or reader.
+    pub fn into_inner(self) -> T {
+        self.inner
+    }
+}
+
+#[cfg(feature = "std")]
+impl<W: Write, F: Framer, P: ReclaimPolicy> Reclaiming<StreamWriter<W, F>, P> {
+    /// `StreamWriter::write`, then the policy; a failed write is not counted.
+    #[inline]
+    pub fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {
+        self.inner.write(item)?;
+        let len = self.inner.builder_mut().finished_data().len();
+        if self.policy.after_message(len) {
+            self.reclaim_now();
+        }
+        Ok(())
+    }
+
+    /// `StreamWriter::write_finished`; the policy is not consulted (the builder is yours).
+    #[inline]
+    pub fn write_finished<A: Allocator>(
+        &mut self,
+        builder: &mut FlatBufferBuilder<'_, A>,
+    ) -> Result<()> {
+        self.inner.write_finished(builder)
+    }
+
+    /// `StreamWriter::write_payload`; the policy is not consulted.
+    #[inline]
+    pub fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
+        self.inner.write_payload(payload)
+    }
+
+    /// Replaces the internal builder with one of the policy's baseline capacity, now.
+    #[cold]
+    pub fn reclaim_now(&mut self) {
+        *self.inner.builder_mut() = FlatBufferBuilder::with_capacity(self.policy.baseline());
+    }
+
+    /// Flushes the sink.
+    pub fn flush(&mut self) -> Result<()> {
+        self.inner.flush()
+    }
+
+    /// Bytes the sink has accepted (see `StreamWriter::bytes_written`).
+    pub fn bytes_written(&self) -> u64 {
+        self.inner.bytes_written()
+    }
+}
+
+#[cfg(feature = "std")]
+impl<R: Read, D: Deframer, P: ReclaimPolicy> Reclaiming<StreamReader<R, D>, P> {
+    /// `StreamReader::read_message`, shrinking the buffer first if the policy asked for it
+    /// after the previous payload.
+    #[inline]
+    pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        if self.pending {
+            self.reclaim_now();
+        }
+        let message = self.inner.read_message()?;
+        if let Some(payload) = message {
+            self.pending = self.policy.after_message(payload.len());
+        }
+        Ok(message)
+    }
+
+    /// `StreamReader::process_all` with the policy applied between payloads.
+    pub fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
+    where
+        F: FnMut(&[u8]) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        loop {
+            let at = self.inner.position();
+            let Some(payload) = self.read_message()? else {
+                return Ok(());
+            };
+            match f(payload) {
+                Ok(flow) => {
+                    if flow.into_control_flow().is_break() {
+                        return Ok(());
+                    }
+                }
+                Err(e) => return Err(e.at_frame(at)),
+            }
+        }
+    }
+
+    /// Shrinks the buffer to the policy's baseline now, if it is larger.
+    #[cold]
+    pub fn reclaim_now(&mut self) {
+        self.pending = false;
+        let baseline = self.policy.baseline();
+        if self.inner.capacity() > baseline {
+            self.inner.shrink_to(baseline);
+        }
+    }
+}
+
+/// Adds [`reclaim`](ReclaimExt::reclaim) to `StreamWriter` and `StreamReader`.
+#[cfg(feature = "std")]
+pub trait ReclaimExt: Sized {
+    /// Wraps `self` with a [`ReclaimPolicy`].
+    fn reclaim<P: ReclaimPolicy>(self, policy: P) -> Reclaiming<Self, P> {
+        Reclaiming::new(self, policy)
+    }
+}
+
+#[cfg(feature = "std")]
+impl<W: Write, F: Framer> ReclaimExt for StreamWriter<W, F> {}
+
+#[cfg(feature = "std")]
+impl<R: Read, D: Deframer> ReclaimExt for StreamReader<R, D> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shrink_after_counts_small_messages_in_a_row() {
+        let mut p = ShrinkAfter::new(10, 2);
+        assert!(!p.after_message(11));
+        assert!(!p.after_message(5));
+        assert!(!p.after_message(11), "a large one restarts the count");
+        assert!(!p.after_message(5));
+        assert!(p.after_message(10));
+        assert!(
+            !p.after_message(10),
+            "nothing to shrink until the next large one"
+        );
+    }
+
+    #[test]
+    fn shrink_above_fires_on_each_outsized_message() {
+        let mut p = ShrinkAbove::new(10, 100);
+        assert!(!p.after_message(100));
+        assert!(p.after_message(101));
+        assert!(p.after_message(101));
+        assert_eq!(p.baseline(), 10);
+    }
+
+    #[test]
+    fn no_reclaim_never_fires() {
+        let mut p = NoReclaim;
+        assert!(!(0..1000).any(|len| p.after_message(len << 10)));
+    }
+}

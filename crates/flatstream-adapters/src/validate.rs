@@ -1,0 +1,337 @@
+//! The `Validator` trait, the validators that need no schema walk, and the adapters that apply
+//! a validator on either side of the stream.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::vec::Vec;
+use core::fmt;
+use core::marker::PhantomData;
+use flatbuffers::{ForwardsUOffset, Verifiable, Verifier, VerifierOptions};
+use flatstream_core::{Deframer, Error, FrameHeader, Framer, Result};
+
+/// Checks a payload's content.
+///
+/// A validator is applied by [`ValidatingFramer`] on the way out (a payload it rejects never
+/// reaches the sink) and by [`ValidatingDeframer`] on the way in (after the checksum, before the
+/// user sees the payload). `offset` is the stream offset of the frame; a rejection is reported
+/// as [`Error::Validation`], built with [`Error::validation`]`(name, reason, offset)`, so that it
+/// names the validator, says why, and points at the frame.
+///
+/// Validators compose: a tuple of validators, a slice or a `Vec` of them, runs each in order
+/// and stops at the first rejection.
+///
+/// ```
+/// use flatstream_adapters::Validator;
+/// use flatstream_core::{Error, Result};
+///
+/// /// Accepts only payloads whose length is a multiple of 8.
+/// struct Aligned8;
+///
+/// impl Validator for Aligned8 {
+///     fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+///         if payload.len() % 8 == 0 {
+///             Ok(())
+///         } else {
+///             Err(Error::validation("aligned8", "length is not a multiple of 8", offset))
+///         }
+///     }
+/// }
+///
+/// let err = Aligned8.validate(&[0; 12], 40).unwrap_err();
+/// assert_eq!(err.to_string(), "validation failed for frame at offset 40: aligned8: length is not a multiple of 8");
+/// ```
+pub trait Validator {
+    /// Accepts `payload`, or rejects it with [`Error::Validation`] at `offset`.
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()>;
+}
+
+impl<V: Validator + ?Sized> Validator for &V {
+    #[inline]
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+        (**self).validate(payload, offset)
+    }
+}
+
+impl<V: Validator + ?Sized> Validator for Box<V> {
+    #[inline]
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+        (**self).validate(payload, offset)
+    }
+}
+
+/// Runs every validator in order; the first rejection wins.
+impl<V: Validator> Validator for [V] {
+    #[inline]
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+        self.iter().try_for_each(|v| v.validate(payload, offset))
+    }
+}
+
+/// Runs every validator in order; the first rejection wins.
+impl<V: Validator> Validator for Vec<V> {
+    #[inline]
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+        self.as_slice().validate(payload, offset)
+    }
+}
+
+macro_rules! tuple_validator {
+    ($($name:ident)+) => {
+        /// A composite: runs each validator in order; the first rejection wins.
+        impl<$($name: Validator),+> Validator for ($($name,)+) {
+            #[inline]
+            #[allow(non_snake_case)]
+            fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+                let ($($name,)+) = self;
+                $($name.validate(payload, offset)?;)+
+                Ok(())
+            }
+        }
+    };
+}
+tuple_validator!(A);
+tuple_validator!(A B);
+tuple_validator!(A B C);
+tuple_validator!(A B C D);
+tuple_validator!(A B C D E);
+tuple_validator!(A B C D E G);
+
+/// Accepts everything and costs nothing: the default when no validation is wanted.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct NoValidator;
+
+impl Validator for NoValidator {
+    #[inline(always)]
+    fn validate(&self, _payload: &[u8], _offset: u64) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Accepts payloads whose length lies in `min..=max` bytes. Named `"size"` in errors.
+///
+/// ```
+/// use flatstream_adapters::{SizeValidator, Validator};
+///
+/// let v = SizeValidator::new(8, 64);
+/// assert!(v.validate(&[0; 8], 0).is_ok());
+/// let err = v.validate(&[0; 65], 12).unwrap_err();
+/// assert_eq!(err.to_string(), "validation failed for frame at offset 12: size: payload of 65 bytes is over the maximum of 64");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SizeValidator {
+    min: usize,
+    max: usize,
+}
+
+impl SizeValidator {
+    /// Accepts payloads of `min` to `max` bytes, both included.
+    pub const fn new(min: usize, max: usize) -> Self {
+        SizeValidator { min, max }
+    }
+
+    /// Accepts payloads of at most `max` bytes.
+    pub const fn max(max: usize) -> Self {
+        SizeValidator { min: 0, max }
+    }
+
+    /// Accepts payloads of at least `min` bytes.
+    pub const fn min(min: usize) -> Self {
+        SizeValidator {
+            min,
+            max: usize::MAX,
+        }
+    }
+}
+
+impl Validator for SizeValidator {
+    #[inline]
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+        let len = payload.len();
+        if len < self.min || len > self.max {
+            return Err(self.reject(len, offset));
+        }
+        Ok(())
+    }
+}
+
+impl SizeValidator {
+    #[cold]
+    #[inline(never)]
+    fn reject(&self, len: usize, offset: u64) -> Error {
+        let reason = if len < self.min {
+            format!(
+                "payload of {len} bytes is under the minimum of {}",
+                self.min
+            )
+        } else {
+            format!("payload of {len} bytes is over the maximum of {}", self.max)
+        };
+        Error::validation("size", reason, offset)
+    }
+}
+
+/// Accepts payloads that the FlatBuffers verifier accepts as a root of the flatc-generated type
+/// `T`, within the [`VerifierOptions`] limits. Named `"typed"` in errors; the reason names the
+/// type and carries the verifier's report.
+///
+/// This is exact: every field, nested table, vector, string and union of the schema is checked.
+/// When the schema is not known, see [`StructuralValidator`](crate::StructuralValidator).
+///
+/// ```
+/// use flatstream_adapters::{TypedValidator, Validator};
+///
+/// let mut builder = flatbuffers::FlatBufferBuilder::new();
+/// let s = builder.create_string("hello");
+/// builder.finish(s, None);
+///
+/// let v = TypedValidator::<&str>::new();
+/// assert!(v.validate(builder.finished_data(), 0).is_ok());
+/// assert!(v.validate(&[0xFF; 8], 0).is_err());
+/// ```
+pub struct TypedValidator<T> {
+    opts: VerifierOptions,
+    _root: PhantomData<fn() -> T>,
+}
+
+impl<T: Verifiable> TypedValidator<T> {
+    /// A validator with the verifier's default limits.
+    pub fn new() -> Self {
+        Self::with_options(VerifierOptions::default())
+    }
+
+    /// A validator with the given limits (depth, tables, apparent size).
+    pub fn with_options(opts: VerifierOptions) -> Self {
+        TypedValidator {
+            opts,
+            _root: PhantomData,
+        }
+    }
+
+    /// The verifier's limits.
+    pub fn options(&self) -> &VerifierOptions {
+        &self.opts
+    }
+}
+
+impl<T: Verifiable> Default for TypedValidator<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Clone for TypedValidator<T> {
+    fn clone(&self) -> Self {
+        TypedValidator {
+            opts: self.opts.clone(),
+            _root: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for TypedValidator<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TypedValidator")
+            .field("root", &core::any::type_name::<T>())
+            .field("opts", &self.opts)
+            .finish()
+    }
+}
+
+impl<T: Verifiable> Validator for TypedValidator<T> {
+    #[inline]
+    fn validate(&self, payload: &[u8], offset: u64) -> Result<()> {
+        let mut verifier = Verifier::new(&self.opts, payload);
+        <ForwardsUOffset<T>>::run_verifier(&mut verifier, 0)
+            .map_err(|e| typed_rejection::<T>(&e, offset))
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn typed_rejection<T>(e: &flatbuffers::InvalidFlatbuffer, offset: u64) -> Error {
+    let reason = format!("not a valid {}: {e}", core::any::type_name::<T>());
+    Error::validation("typed", reason, offset)
+}
+
+/// Validates each payload before the wrapped framer frames it: a payload the validator rejects
+/// is refused with [`Error::Validation`] and nothing of it reaches the sink.
+///
+/// ```
+/// use flatstream_adapters::{SizeValidator, ValidatingFramer};
+/// use flatstream_core::{DefaultFramer, StreamWriter};
+///
+/// let framer = ValidatingFramer::new(DefaultFramer, SizeValidator::new(1, 4));
+/// let mut writer = StreamWriter::new(Vec::new(), framer);
+/// assert!(writer.write_payload(b"").is_err());
+/// writer.write_payload(b"ok")?;
+/// assert_eq!(writer.into_inner(), b"\x02\x00\x00\x00ok");
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ValidatingFramer<F, V> {
+    inner: F,
+    validator: V,
+}
+
+/// Validates each payload after the wrapped deframer has verified it (checksum included) and
+/// before the reader hands it out. A rejected frame is reported as [`Error::Validation`]; it
+/// was read whole, so the reader moves past it and the next call returns the next frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct ValidatingDeframer<D, V> {
+    inner: D,
+    validator: V,
+}
+
+macro_rules! common {
+    ($ty:ident, $param:ident) => {
+        impl<$param, V> $ty<$param, V> {
+            /// Wraps `inner`, applying `validator` to each payload.
+            pub const fn new(inner: $param, validator: V) -> Self {
+                $ty { inner, validator }
+            }
+
+            /// The validator.
+            pub const fn validator(&self) -> &V {
+                &self.validator
+            }
+
+            /// The wrapped adapter.
+            pub const fn inner(&self) -> &$param {
+                &self.inner
+            }
+
+            /// Returns the wrapped adapter and the validator.
+            pub fn into_parts(self) -> ($param, V) {
+                (self.inner, self.validator)
+            }
+        }
+    };
+}
+common!(ValidatingFramer, F);
+common!(ValidatingDeframer, D);
+
+impl<F: Framer, V: Validator> Framer for ValidatingFramer<F, V> {
+    #[inline]
+    fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
+        self.validator.validate(payload, offset)?;
+        self.inner.header(payload, offset)
+    }
+}
+
+impl<D: Deframer, V: Validator> Deframer for ValidatingDeframer<D, V> {
+    #[inline]
+    fn checksum_size(&self) -> usize {
+        self.inner.checksum_size()
+    }
+
+    #[inline]
+    fn max_payload_len(&self) -> usize {
+        self.inner.max_payload_len()
+    }
+
+    #[inline]
+    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
+        self.inner.verify(checksum, payload, offset)?;
+        self.validator.validate(payload, offset)
+    }
+}
