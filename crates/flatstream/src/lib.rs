@@ -68,4 +68,13 @@
 
 pub use flatstream_adapters as adapters;
 pub use flatstream_checksum as checksum;
+#[cfg(feature = "crc16")]
+pub use flatstream_checksum::Crc16;
+#[cfg(feature = "crc32")]
+pub use flatstream_checksum::Crc32;
+#[cfg(feature = "crc32c")]
+pub use flatstream_checksum::Crc32c;
+#[cfg(feature = "xxhash")]
+pub use flatstream_checksum::XxHash64;
+pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError};
 pub use flatstream_core::*;
