@@ -26,13 +26,20 @@ use flatstream_core::{Error, Result};
 /// * every present field's offset is at least 4 and less than the table's inline size.
 ///
 /// Then, unless [`root_only`](Self::root_only) is set, it descends. A schema would say which
-/// fields are references; without one, a field is taken as a reference when its slot is 4-byte
-/// aligned, holds 4 bytes inside the table, and its value is a non-zero forward offset to a
-/// 4-byte-aligned position with at least 4 bytes of payload left. What a reference points at
-/// must be one of:
+/// fields are references; without one, a field is taken as a reference when
 ///
-/// * a **table**, recognized by its header (its signed offset leads to a plausible vtable as
-///   above); the table must then pass every check, and is itself descended;
+/// * it is a 4-byte field: the next present field of the table (by offset), or the end of the
+///   table, starts 4 to 7 bytes after it (the field and the padding that may follow it; a field
+///   of 1 or 2 bytes cannot be followed by that much padding, and one of 8 is at least 8 wide);
+/// * its slot is 4-byte aligned in the payload;
+/// * its value is a non-zero forward offset to a 4-byte-aligned position with at least 4 bytes
+///   of payload left.
+///
+/// What a reference points at must be one of:
+///
+/// * a **table**, recognized by its header: its signed offset leads to a plausible vtable (as
+///   above) placed where FlatBuffers builders place vtables, either immediately before the table
+///   or after it (shared). The table must then pass every check, and is itself descended;
 /// * otherwise a **vector or string**: a `u32` element count `n` followed by at least `n` bytes
 ///   inside the payload (every element is at least one byte). Elements are not descended: their
 ///   type is not in the buffer.
@@ -41,20 +48,22 @@ use flatstream_core::{Error, Result};
 /// tables, the root at depth 1), `max_tables` (tables visited, shared ones counted each time),
 /// and `max_apparent_size` (bytes of tables, vtables and vectors visited). Offsets only point
 /// forward, so the walk always ends; its work is bounded by these limits. `max_depth` is also
-/// the recursion depth: keep it in the hundreds at most.
+/// the recursion depth: keep it in the hundreds at most. A table with more than 256 present
+/// fields is checked but not descended. The walk allocates nothing unless it rejects.
 ///
 /// # What is not checked, and the one way it can be wrong
 ///
 /// Scalar values, field types, required fields, unions, UTF-8 and terminators of strings, and
 /// the elements of vectors are not checked: that takes the schema.
 ///
-/// A 4-byte scalar (an `int`, `uint`, `float` or small struct) whose value happens to be a small
-/// multiple of 4, in a 4-byte-aligned slot, looks like a reference. It is then accepted as long
-/// as it lands on bytes shaped like a table or a vector, and **rejected otherwise**: on such
-/// schemas, a valid message can be refused. 8-byte scalars in 8-byte slots are exposed only
-/// through their low half, so values with a non-zero high half are never mistaken. If your
-/// schemas have 4-byte scalar fields and you cannot use `TypedValidator`, use
-/// [`root_only`](Self::root_only), which never descends and never guesses.
+/// A 4-byte scalar field (an `int`, `uint`, `float` or 4-byte struct) whose value happens to be
+/// a small multiple of 4 looks like a reference. It is then accepted as long as it lands on bytes
+/// shaped like a table or a vector, and **rejected otherwise**: on such schemas, a valid message
+/// can be refused. Fields of 1, 2 or 8 bytes (`bool`, `short`, `long`, `ulong`, `double`, …) are
+/// never mistaken, so schemas without 4-byte scalars are safe (the telemetry schema is: every
+/// one of its readings passes). If your schemas have 4-byte scalar fields and you cannot use
+/// `TypedValidator`, use [`root_only`](Self::root_only), which never descends and never
+/// guesses.
 ///
 /// ```
 /// use flatbuffers::FlatBufferBuilder;
@@ -191,8 +200,19 @@ impl Fault {
 
 type Step = core::result::Result<(), Fault>;
 
+/// Tables with more present fields than this are checked but not descended: finding each
+/// field's width takes a sorted copy of the offsets, kept on the stack.
+const MAX_DESCENDED_FIELDS: usize = 256;
+
 fn fault(kind: Kind, at: usize) -> Step {
     Err(Fault { kind, at })
+}
+
+/// Whether a table's vtable is where FlatBuffers builders put it: immediately before the table
+/// (written just after it, back to front), or after it (an identical vtable written earlier and
+/// shared). A vector's or string's length read as a signed offset almost never satisfies this.
+fn builder_placed(table: usize, header: &Header) -> bool {
+    header.vtable > table || table - header.vtable == header.vtable_len
 }
 
 struct Walk<'a> {
@@ -295,6 +315,9 @@ impl Walk<'_> {
             return fault(Kind::ObjectOutOfBounds, pos);
         }
         self.count(vtable_len + size, pos)?;
+        // Present fields' offsets, kept (up to `MAX_DESCENDED_FIELDS`) to find each one's width.
+        let mut fields = [0u16; MAX_DESCENDED_FIELDS];
+        let mut present = 0;
         for entry in (vtable + 4..vtable + vtable_len).step_by(2) {
             // In bounds: the whole vtable was checked above.
             let field = self.u16_at(entry).unwrap_or(0);
@@ -304,11 +327,24 @@ impl Walk<'_> {
             if field < 4 || field >= size {
                 return fault(Kind::FieldOutsideTable, entry);
             }
-            if self.descend && field + 4 <= size {
-                let slot = pos + field;
-                if slot % 4 == 0 {
-                    self.reference(slot, depth)?;
-                }
+            if let Some(slot) = fields.get_mut(present) {
+                // `field < size <= u16::MAX`.
+                *slot = u16::try_from(field).unwrap_or(u16::MAX);
+            }
+            present += 1;
+        }
+        if !self.descend || present > MAX_DESCENDED_FIELDS {
+            return Ok(());
+        }
+        let fields = &mut fields[..present];
+        fields.sort_unstable();
+        for (i, &field) in fields.iter().enumerate() {
+            let field = usize::from(field);
+            let end = fields.get(i + 1).map_or(size, |&next| usize::from(next));
+            let slot = pos + field;
+            // 4 to 7 bytes: a 4-byte field and the alignment padding that may follow it.
+            if (4..8).contains(&(end - field)) && slot % 4 == 0 {
+                self.reference(slot, depth)?;
             }
         }
         Ok(())
@@ -323,7 +359,10 @@ impl Walk<'_> {
         if value == 0 || target % 4 != 0 || target.saturating_add(4) > self.buf.len() {
             return Ok(());
         }
-        if self.header(target).is_ok() {
+        if self
+            .header(target)
+            .is_ok_and(|h| builder_placed(target, &h))
+        {
             return self.table(target, depth + 1);
         }
         // A vector or a string: a count, then at least that many bytes.

@@ -1,0 +1,194 @@
+//! Typed reading and typed validation with the committed flatc-generated telemetry schema.
+
+use flatbuffers::{FlatBufferBuilder, VerifierOptions};
+use flatstream_adapters::{
+    DeframerExt, FramerExt, ReclaimExt, ShrinkAfter, StructuralValidator, TypedReaderExt,
+    TypedValidator, Validator,
+};
+use flatstream_core::{DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter};
+use std::ops::ControlFlow;
+
+#[allow(
+    unsafe_code,
+    unused_imports,
+    rust_2018_idioms,
+    clippy::all,
+    clippy::undocumented_unsafe_blocks,
+    missing_docs,
+    unreachable_pub
+)]
+#[path = "../../../examples/generated/telemetry_generated.rs"]
+mod telemetry_generated;
+use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
+
+flatstream_adapters::stream_deserialize!(Telemetry);
+
+fn reading(i: u64) -> Vec<u8> {
+    let mut b = FlatBufferBuilder::new();
+    let args = TelemetryArgs {
+        device_id: i % 64 + 1,
+        timestamp: 1_700_000_000_000 + i,
+        value: 20.0 + i as f64 / 8.0,
+    };
+    let root = Telemetry::create(&mut b, &args);
+    b.finish(root, None);
+    b.finished_data().to_vec()
+}
+
+fn stream(n: u64) -> Vec<u8> {
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    for i in 0..n {
+        w.write_payload(&reading(i)).unwrap();
+    }
+    w.into_inner()
+}
+
+#[test]
+fn process_typed_hands_out_verified_generated_types() {
+    let bytes = stream(100);
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    let mut timestamps = vec![];
+    r.process_typed::<Telemetry<'_>, _, _>(|t| {
+        timestamps.push(t.timestamp());
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        timestamps,
+        (0..100).map(|i| 1_700_000_000_000 + i).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn process_typed_stops_early_and_resumes() {
+    let bytes = stream(10);
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    let mut n = 0;
+    r.process_typed::<Telemetry<'_>, _, _>(|_| {
+        n += 1;
+        Ok(if n == 3 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        })
+    })
+    .unwrap();
+    assert_eq!(n, 3);
+    let mut messages = r.typed_messages::<Telemetry<'_>>();
+    assert_eq!(messages.next().unwrap().unwrap().device_id(), 4);
+}
+
+#[test]
+fn typed_messages_report_invalid_frames_at_their_offset_and_continue() {
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    w.write_payload(&reading(1)).unwrap();
+    let bad_at = w.bytes_written();
+    w.write_payload(&[0xFF; 24]).unwrap();
+    w.write_payload(&reading(2)).unwrap();
+    let bytes = w.into_inner();
+
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    let mut messages = r.typed_messages::<Telemetry<'_>>();
+    assert_eq!(messages.next().unwrap().unwrap().device_id(), 2);
+    let err = messages.next().unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidFlatbuffer { offset, .. } if offset == bad_at),
+        "{err}"
+    );
+    assert_eq!(messages.next().unwrap().unwrap().device_id(), 3);
+    assert!(messages.next().unwrap().is_none());
+
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    let err = r
+        .process_typed::<Telemetry<'_>, _, _>(|_| Ok(()))
+        .unwrap_err();
+    assert_eq!(err.offset(), bad_at);
+}
+
+#[test]
+fn verifier_options_are_applied() {
+    let bytes = stream(1);
+    let strict = VerifierOptions {
+        max_tables: 0,
+        ..Default::default()
+    };
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    assert!(
+        r.typed_messages_with::<Telemetry<'_>>(strict.clone())
+            .next()
+            .is_err()
+    );
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    assert!(
+        r.process_typed_with::<Telemetry<'_>, _, _>(&strict, |_| Ok(()))
+            .is_err()
+    );
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    assert!(
+        r.typed_messages_with::<Telemetry<'_>>(VerifierOptions::default())
+            .next()
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[test]
+fn typed_reading_works_through_a_reclaiming_reader() {
+    let bytes = stream(20);
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer).reclaim(ShrinkAfter::new(1024, 4));
+    let mut n = 0;
+    r.process_typed::<Telemetry<'_>, _, _>(|t| {
+        assert_eq!(t.device_id(), n % 64 + 1);
+        n += 1;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(n, 20);
+}
+
+#[test]
+fn typed_validator_names_the_type_and_carries_the_offset() {
+    let v = TypedValidator::<Telemetry<'_>>::new();
+    v.validate(&reading(5), 0).unwrap();
+    let truncated = &reading(5)[..20];
+    let Error::Validation { details, offset } = v.validate(truncated, 99).unwrap_err() else {
+        panic!("expected a validation error")
+    };
+    assert_eq!((details.validator.as_ref(), offset), ("typed", 99));
+    assert!(details.reason.contains("Telemetry"), "{}", details.reason);
+}
+
+#[test]
+fn typed_validation_on_both_sides_of_a_stream() {
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        DefaultFramer
+            .validated(TypedValidator::<Telemetry<'_>>::new())
+            .bounded(1024),
+    );
+    w.write_payload(&reading(1)).unwrap();
+    assert!(w.write_payload(&[0xFF; 24]).is_err());
+    assert_eq!(w.bytes_written(), 4 + reading(1).len() as u64);
+
+    let mut bytes = w.into_inner();
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    w.write_payload(&[0xFF; 24]).unwrap();
+    bytes.extend_from_slice(&w.into_inner());
+    let mut r = StreamReader::new(
+        &bytes[..],
+        DefaultDeframer
+            .bounded(1024)
+            .validated(TypedValidator::<Telemetry<'_>>::new()),
+    );
+    assert!(r.read_message().unwrap().is_some());
+    assert!(matches!(r.read_message(), Err(Error::Validation { .. })));
+    assert!(r.read_message().unwrap().is_none());
+}
+
+#[test]
+fn structural_validation_accepts_every_telemetry_reading() {
+    let v = StructuralValidator::new();
+    for i in 0..20_000 {
+        v.validate(&reading(i * 7919), 0).unwrap();
+    }
+}
