@@ -78,3 +78,8 @@ pub use flatstream_checksum::Crc32c;
 pub use flatstream_checksum::XxHash64;
 pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError};
 pub use flatstream_core::*;
+
+/// The Rust examples of README.md, compiled and run as doctests.
+#[cfg(all(doctest, feature = "std", feature = "xxhash"))]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

@@ -398,3 +398,55 @@ fn writing_mode_examples_write_what_they_say() {
         .collect();
     assert_eq!(lens, [4, 2, 10_000]);
 }
+
+mod data_integrity {
+    #[cfg(feature = "xxhash")]
+    pub mod protected {
+        use flatstream::{ChecksumFramer, Result, StreamWriter, XxHash64};
+        use std::io::Cursor;
+
+        pub fn write_protected() -> Result<()> {
+            // 1. Define the checksum strategy (requires 'xxhash' feature)
+            let checksum_alg = XxHash64::new();
+
+            // 2. Create the framer
+            let framer = ChecksumFramer::new(checksum_alg);
+
+            // 3. Initialize the Writer
+            let mut buffer = Vec::new();
+            let mut writer = StreamWriter::new(Cursor::new(&mut buffer), framer);
+
+            writer.write(&"A protected message")?;
+            Ok(())
+        }
+    }
+}
+
+#[cfg(feature = "xxhash")]
+#[test]
+fn data_integrity_example_writes_and_a_checksum_deframer_verifies() {
+    use flatstream::{
+        ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter, XxHash64,
+    };
+
+    data_integrity::protected::write_protected().unwrap();
+
+    let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
+    writer.write(&"A protected message").unwrap();
+    let mut bytes = writer.into_inner();
+    let mut reader = StreamReader::new(&bytes[..], ChecksumDeframer::new(XxHash64::new()));
+    let payload = reader.read_message().unwrap().unwrap();
+    assert_eq!(
+        flatbuffers::root::<&str>(payload).unwrap(),
+        "A protected message"
+    );
+
+    // "It will automatically validate the integrity and return Error::ChecksumMismatch."
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x80;
+    let mut reader = StreamReader::new(&bytes[..], ChecksumDeframer::new(XxHash64::new()));
+    assert!(matches!(
+        reader.read_message(),
+        Err(Error::ChecksumMismatch { offset: 0, .. })
+    ));
+}
