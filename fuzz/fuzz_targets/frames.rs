@@ -1,0 +1,44 @@
+//! The slice iterator over arbitrary bytes, with and without a checksum: payloads are borrowed
+//! in order, the iterator ends at the end of the input or after one framing error, and with a
+//! checksum every payload it yields verifies.
+#![no_main]
+
+use flatstream_core::{DefaultDeframer, Frames};
+use flatstream_fuzz::{Item, checksummed, max_frame_len, read_slice};
+use libfuzzer_sys::fuzz_target;
+use std::cell::Cell;
+
+fuzz_target!(|input: &[u8]| {
+    let [width, bound, data @ ..] = input else {
+        return;
+    };
+    let max = max_frame_len(*bound);
+    let plain = read_slice(data, DefaultDeframer, max);
+    let hashed = Cell::new(0);
+    let (framer, deframer) = checksummed(*width, &hashed);
+    let summed = read_slice(data, &deframer, max);
+    // Each payload was checked once: the work is linear in the input.
+    assert!(hashed.get() <= data.len() as u64);
+    for item in &summed {
+        if let Item::Payload(p) = item {
+            use flatstream_core::Framer;
+            let header = framer.header(p, 0).unwrap();
+            let start = p.as_ptr() as usize - data.as_ptr() as usize;
+            assert_eq!(
+                &data[start - header.as_bytes().len()..start],
+                header.as_bytes()
+            );
+        }
+    }
+    // The remainder after the last frame is what the iterator did not consume.
+    let mut it = Frames::new(data, DefaultDeframer).with_max_frame_len(max);
+    let n = it.by_ref().take_while(Result::is_ok).count();
+    assert_eq!(
+        n,
+        plain
+            .iter()
+            .filter(|i| matches!(i, Item::Payload(_)))
+            .count()
+    );
+    assert_eq!(it.remainder().len(), data.len() - it.position());
+});
