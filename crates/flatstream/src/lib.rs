@@ -67,6 +67,16 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use flatstream_adapters as adapters;
+pub use flatstream_adapters::{
+    BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoReclaim, NoValidator,
+    ObserverDeframer, ObserverFramer, ReclaimPolicy, ShrinkAbove, ShrinkAfter, SizeValidator,
+    StructuralValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
+};
+#[cfg(feature = "std")]
+pub use flatstream_adapters::{
+    MessageReader, ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt,
+    stream_deserialize,
+};
 pub use flatstream_checksum as checksum;
 #[cfg(feature = "crc16")]
 pub use flatstream_checksum::Crc16;
