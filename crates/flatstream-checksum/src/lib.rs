@@ -59,20 +59,27 @@
 //!
 //! # The algorithm is not in the stream
 //!
-//! Nothing in a frame says which algorithm wrote it, or that it has a checksum at all: the
-//! reader must be configured with the algorithm the writer used. If they disagree:
+//! Nothing in a frame says which algorithm wrote it, or whether it has a checksum at all:
+//! the reader must be set up with the algorithm the writer used. If it is not, the first frame
+//! fails verification and the reader returns `Error::ChecksumMismatch` with that frame's
+//! offset (0), handing out no payload:
 //!
-//! * a different algorithm of the same width (`Crc32` and `Crc32c`) reads the first frame's
-//!   checksum field as such and fails with `Error::ChecksumMismatch` at offset 0;
-//! * a different width misreads where the payload starts, so the computed checksum does not
-//!   match (`ChecksumMismatch`), or the misread length runs past the data
-//!   (`UnexpectedEof`) or over the bound (`FrameTooLarge`).
+//! * an algorithm of the same width (`Crc32` and `Crc32c`) computes a different value for the
+//!   same payload;
+//! * an algorithm of another width takes the wrong bytes for the checksum field and the
+//!   payload, and their checksum does not match either. (If the misread frame would run past
+//!   the end of the data, the error is `UnexpectedEof` or `FrameTooLarge` instead, at the same
+//!   offset.)
 //!
-//! In every case the reader stops at the first frame with a typed error and hands out no
-//! payload; a stream is never silently misread as long as the payload is not empty (the
-//! CRCs here give 0 for an empty payload, so an empty payload's frame cannot tell `Crc32`
-//! from `Crc32c`). Record the algorithm next to the stream — in a file name, a header
-//! message of your own, or configuration — and parse it with [`ChecksumKind`].
+//! Two cases to know about. The CRCs here all give 0 for an empty payload, so a frame with an
+//! empty payload verifies under `Crc32` and `Crc32c` alike (what it hands out, nothing, is
+//! right); the first non-empty frame then fails. And a reader with **no** checksum
+//! (`DefaultDeframer`) cannot notice anything: it hands out the checksum bytes as the start of
+//! each payload, which FlatBuffers verification will most likely reject.
+//!
+//! So record the algorithm beside the stream (in a file name, a header message of your own,
+//! or configuration) and parse it with [`ChecksumKind`]. The crate's tests
+//! (`tests/corruption.rs`) check each of these cases for every pair of algorithms.
 //!
 //! # Choosing at run time
 //!

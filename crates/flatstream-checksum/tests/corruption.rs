@@ -1,0 +1,236 @@
+//! Damage and disagreement: a flipped payload byte, a flipped checksum byte, or a reader set up
+//! with another algorithm is a typed error at the frame's offset, and no payload is handed out
+//! for that frame, by `StreamReader` or by `Frames`.
+
+#![allow(clippy::cast_possible_truncation)] // byte patterns and test offsets
+
+mod common;
+
+use flatstream_checksum::{AnyChecksum, Checksum, ChecksumKind};
+use flatstream_core::{
+    ChecksumDeframer, ChecksumFramer, Error, Frames, StreamReader, StreamWriter,
+};
+use proptest::prelude::*;
+
+/// Payloads of the 24-byte telemetry size and a few others, none empty.
+fn payloads() -> Vec<Vec<u8>> {
+    [24usize, 9, 100, 24, 1, 300]
+        .iter()
+        .enumerate()
+        .map(|(f, &n)| (0..n).map(|i| (i * 29 + f * 101 + 3) as u8).collect())
+        .collect()
+}
+
+fn write(checksum: AnyChecksum, payloads: &[Vec<u8>]) -> (Vec<u8>, Vec<u64>) {
+    let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(checksum));
+    let mut offsets = Vec::new();
+    for p in payloads {
+        offsets.push(writer.bytes_written());
+        writer.write_payload(p).unwrap();
+    }
+    (writer.into_inner(), offsets)
+}
+
+/// Reads `bytes` with `checksum` both ways; returns the payloads read before the first error
+/// and that error. Asserts the two readers agree and that the error repeats / ends the
+/// iteration.
+fn read_until_error(checksum: AnyChecksum, bytes: &[u8]) -> (Vec<Vec<u8>>, Option<Error>) {
+    let mut reader = StreamReader::with_capacity(64, bytes, ChecksumDeframer::new(checksum));
+    let mut from_reader = Vec::new();
+    let reader_error = loop {
+        match reader.read_message() {
+            Ok(Some(p)) => from_reader.push(p.to_vec()),
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        }
+    };
+    if let Some(e) = &reader_error {
+        // A framing error leaves the reader at the bad frame.
+        let again = reader.read_message().unwrap_err();
+        assert_eq!(again.offset(), e.offset());
+        assert_eq!(reader.position(), e.offset());
+    }
+
+    let mut frames = Frames::new(bytes, ChecksumDeframer::new(checksum));
+    let mut from_frames = Vec::new();
+    let mut frames_error = None;
+    for item in frames.by_ref() {
+        match item {
+            Ok(p) => from_frames.push(p.to_vec()),
+            Err(e) => {
+                frames_error = Some(e);
+                break;
+            }
+        }
+    }
+    assert!(frames.next().is_none(), "fused after a framing error");
+    assert_eq!(from_reader, from_frames);
+    assert_eq!(
+        reader_error.as_ref().map(Error::offset),
+        frames_error.as_ref().map(Error::offset)
+    );
+    (from_reader, reader_error)
+}
+
+fn checksummed() -> impl Iterator<Item = AnyChecksum> {
+    common::enabled()
+        .into_iter()
+        .filter(|c| c.kind() != ChecksumKind::None)
+}
+
+fn assert_mismatch_at(
+    what: &str,
+    (read, err): (Vec<Vec<u8>>, Option<Error>),
+    payloads: &[Vec<u8>],
+    frame: usize,
+    offset: u64,
+) {
+    assert_eq!(
+        read,
+        payloads[..frame],
+        "{what}: payloads before the damage, and only those"
+    );
+    match err {
+        Some(Error::ChecksumMismatch {
+            offset: at,
+            expected,
+            actual,
+        }) => {
+            assert_eq!(at, offset, "{what}");
+            assert_ne!(expected, actual, "{what}");
+        }
+        other => panic!("{what}: expected ChecksumMismatch at {offset}, got {other:?}"),
+    }
+}
+
+#[test]
+fn every_flipped_payload_or_checksum_byte_is_a_mismatch_at_its_frame() {
+    let payloads = payloads();
+    for checksum in checksummed() {
+        let (bytes, offsets) = write(checksum, &payloads);
+        for (frame, &start) in offsets.iter().enumerate() {
+            let start = start as usize;
+            let end = start + 4 + checksum.size() + payloads[frame].len();
+            // Every byte after the length prefix: the checksum field, then the payload.
+            for at in start + 4..end {
+                for flip in [0x01u8, 0x80, 0xFF] {
+                    let mut damaged = bytes.clone();
+                    damaged[at] ^= flip;
+                    let what = format!("{checksum}: frame {frame}, byte {at} ^ {flip:#x}");
+                    let result = read_until_error(checksum, &damaged);
+                    assert_mismatch_at(&what, result, &payloads, frame, start as u64);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_damaged_length_prefix_is_an_error_at_its_frame_never_a_payload() {
+    let payloads = payloads();
+    for checksum in checksummed() {
+        let (bytes, offsets) = write(checksum, &payloads);
+        for (frame, &start) in offsets.iter().enumerate() {
+            for at in start as usize..start as usize + 4 {
+                for flip in [0x01u8, 0x02, 0x10, 0x80] {
+                    let mut damaged = bytes.clone();
+                    damaged[at] ^= flip;
+                    let what = format!("{checksum}: frame {frame}, length byte {at} ^ {flip:#x}");
+                    let (read, err) = read_until_error(checksum, &damaged);
+                    assert_eq!(read, payloads[..frame], "{what}");
+                    let err = err.unwrap_or_else(|| panic!("{what}: no error"));
+                    assert_eq!(err.offset(), start, "{what}: {err}");
+                    assert!(
+                        matches!(
+                            err,
+                            Error::ChecksumMismatch { .. }
+                                | Error::UnexpectedEof { .. }
+                                | Error::FrameTooLarge { .. }
+                        ),
+                        "{what}: {err}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_reader_with_another_algorithm_fails_on_the_first_frame() {
+    let payloads = payloads();
+    for writer in common::enabled() {
+        let (bytes, _) = write(writer, &payloads);
+        for reader in checksummed().filter(|r| *r != writer) {
+            let what = format!("written with {writer}, read with {reader}");
+            let result = read_until_error(reader, &bytes);
+            assert_mismatch_at(&what, result, &payloads, 0, 0);
+        }
+    }
+}
+
+#[test]
+fn an_empty_first_payload_cannot_tell_same_width_crcs_apart_but_the_next_frame_does() {
+    // The CRCs here all give 0 for no bytes, so the frame of an empty payload is the same
+    // under CRC-32 and CRC-32C; it is also truly empty, so what is handed out is right.
+    let (Ok(crc32), Ok(crc32c)) = (
+        AnyChecksum::new(ChecksumKind::Crc32),
+        AnyChecksum::new(ChecksumKind::Crc32c),
+    ) else {
+        return;
+    };
+    let payloads = vec![Vec::new(), b"123456789".to_vec()];
+    let (bytes, offsets) = write(crc32, &payloads);
+    let result = read_until_error(crc32c, &bytes);
+    assert_mismatch_at("crc32 read as crc32c", result, &payloads, 1, offsets[1]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn any_payloads_round_trip_and_any_flipped_bit_is_caught(
+        payloads in prop::collection::vec(prop::collection::vec(any::<u8>(), 1..200), 1..6),
+        pick in any::<prop::sample::Index>(),
+        bit in 0u8..8,
+    ) {
+        for checksum in common::enabled() {
+            let (bytes, offsets) = write(checksum, &payloads);
+            let (read, err) = read_until_error(checksum, &bytes);
+            prop_assert!(err.is_none());
+            prop_assert_eq!(&read, &payloads);
+            if checksum.kind() == ChecksumKind::None {
+                continue;
+            }
+            // Flip one bit of one frame's checksum field or payload.
+            let frame = pick.index(payloads.len());
+            let start = offsets[frame] as usize;
+            let span = checksum.size() + payloads[frame].len();
+            let at = start + 4 + pick.index(span);
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 1 << bit;
+            let (read, err) = read_until_error(checksum, &damaged);
+            prop_assert_eq!(&read[..], &payloads[..frame]);
+            let is_mismatch_here = matches!(
+                err,
+                Some(Error::ChecksumMismatch { offset, .. }) if offset == start as u64
+            );
+            prop_assert!(is_mismatch_here);
+        }
+    }
+}
+
+#[test]
+fn public_types_are_send_sync_and_copy() {
+    fn assert_traits<T: Send + Sync + Copy + 'static>() {}
+    assert_traits::<AnyChecksum>();
+    assert_traits::<ChecksumKind>();
+    assert_traits::<flatstream_checksum::ChecksumKindError>();
+    #[cfg(feature = "xxhash")]
+    assert_traits::<flatstream_checksum::XxHash64>();
+    #[cfg(feature = "crc32")]
+    assert_traits::<flatstream_checksum::Crc32>();
+    #[cfg(feature = "crc16")]
+    assert_traits::<flatstream_checksum::Crc16>();
+    #[cfg(feature = "crc32c")]
+    assert_traits::<flatstream_checksum::Crc32c>();
+}
