@@ -1,0 +1,243 @@
+//! Allocations per message of every timed path, measured with a counting global allocator.
+//!
+//! For each benchmark id of the other suites this runs the same code once to warm it up, then
+//! once more while counting, and divides by the messages (frames) in that run. Timed code that
+//! builds its reader or writer on every iteration (`read_path/reader-slice-new`, `file_io/*`)
+//! is counted the same way, setup included. The results go to
+//! `<target>/flatstream-bench/allocations.json`, where `cargo xtask bench-report` reads them.
+//!
+//! Not a criterion suite: it takes no time measurements. With `--test` (criterion's test mode,
+//! used by CI) the file I/O paths use a 4 MiB file instead of 256 MiB.
+
+use flatstream::{DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamWriter};
+use flatstream_bench::alloc::{AllocStats, CountingAlloc, measure};
+use flatstream_bench::checksums::{ChecksumVisitor, for_each_checksum};
+use flatstream_bench::cycle::{
+    BincodeCycle, CodecCycle, Cycle, FlatstreamCycle, FlatstreamSliceCycle, JsonCycle, ProstCycle,
+    Totals, readings,
+};
+use flatstream_bench::paths::{
+    Sink, frames_all, out_dir, payload, read_all, read_file, scratch_file, scratch_with,
+    telemetry_stream, write_file,
+};
+use flatstream_bench::telemetry::Reading;
+use serde_json::json;
+use std::hint::black_box;
+use std::io::Cursor;
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// One measured path.
+struct Row {
+    id: String,
+    messages: u64,
+    stats: AllocStats,
+}
+
+#[derive(Default)]
+struct Report {
+    rows: Vec<Row>,
+}
+
+impl Report {
+    /// Runs `f` three times to warm up (buffers that alternate between two owners reach their
+    /// steady size), then once counting; `f` returns the messages it handled.
+    fn measure(&mut self, id: impl Into<String>, mut f: impl FnMut() -> u64) {
+        for _ in 0..3 {
+            black_box(f());
+        }
+        let (messages, stats) = measure(&mut f);
+        self.rows.push(Row {
+            id: id.into(),
+            messages,
+            stats,
+        });
+    }
+}
+
+struct TelemetrySides<'a> {
+    report: &'a mut Report,
+    readings: &'a [Reading],
+}
+
+fn cycle(report: &mut Report, id: String, side: &mut dyn Cycle, rs: &[Reading]) {
+    let expected = Totals::of(rs);
+    report.measure(id, || {
+        let got = side.cycle(rs);
+        assert!(got.matches(&expected));
+        got.count
+    });
+}
+
+impl ChecksumVisitor for TelemetrySides<'_> {
+    fn visit<F: Framer + Copy, D: Deframer + Copy>(&mut self, name: &'static str, f: F, d: D) {
+        let n = self.readings.len();
+        let id = format!("telemetry_cycle/flatstream-{name}/{n}");
+        cycle(
+            self.report,
+            id,
+            &mut FlatstreamCycle::new(f, d),
+            self.readings,
+        );
+        if name == "none" {
+            let id = format!("telemetry_cycle/flatstream-frames-none/{n}");
+            cycle(
+                self.report,
+                id,
+                &mut FlatstreamSliceCycle::new(f, d),
+                self.readings,
+            );
+        }
+    }
+}
+
+struct SweepSides<'a> {
+    report: &'a mut Report,
+    payload: &'a [u8],
+}
+
+impl ChecksumVisitor for SweepSides<'_> {
+    fn visit<F: Framer + Copy, D: Deframer + Copy>(&mut self, name: &'static str, f: F, d: D) {
+        let len = self.payload.len();
+        let mut writer = StreamWriter::new(Vec::with_capacity(len + 16), f);
+        self.report
+            .measure(format!("size_sweep/write-{name}/{len}"), || {
+                writer.get_mut().clear();
+                writer.write_payload(self.payload).unwrap();
+                1
+            });
+        let mut reader = StreamReader::new(Cursor::new(writer.into_inner()), d);
+        self.report
+            .measure(format!("size_sweep/read-{name}/{len}"), || {
+                reader.get_mut().set_position(0);
+                read_all(&mut reader).unwrap().frames
+            });
+    }
+}
+
+fn main() -> std::io::Result<()> {
+    let test_mode = std::env::args().any(|a| a == "--test");
+    let mut report = Report::default();
+
+    // telemetry_cycle
+    for n in [100usize, 100_000] {
+        let rs = readings(n);
+        for_each_checksum(&mut TelemetrySides {
+            report: &mut report,
+            readings: &rs,
+        });
+        cycle(
+            &mut report,
+            format!("telemetry_cycle/bincode/{n}"),
+            &mut BincodeCycle::default(),
+            &rs,
+        );
+        cycle(
+            &mut report,
+            format!("telemetry_cycle/serde_json/{n}"),
+            &mut JsonCycle::default(),
+            &rs,
+        );
+        cycle(
+            &mut report,
+            format!("telemetry_cycle/prost/{n}"),
+            &mut ProstCycle::default(),
+            &rs,
+        );
+        cycle(
+            &mut report,
+            format!("telemetry_cycle/tokio-codec/{n}"),
+            &mut CodecCycle::default(),
+            &rs,
+        );
+    }
+
+    // read_path
+    let bytes = telemetry_stream(100, DefaultFramer);
+    report.measure("read_path/reader-slice-new/100", || {
+        read_all(&mut StreamReader::new(&bytes[..], DefaultDeframer))
+            .unwrap()
+            .frames
+    });
+    let mut reader = StreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
+    report.measure("read_path/reader-cursor/100", || {
+        reader.get_mut().set_position(0);
+        read_all(&mut reader).unwrap().frames
+    });
+    report.measure("read_path/frames-slice/100", || {
+        frames_all(&bytes, DefaultDeframer).unwrap().frames
+    });
+    let path = scratch_with("allocations_read_path.fstream", &bytes)?;
+    let map = flatstream_bench::mmap::map(&std::fs::File::open(&path)?)?;
+    report.measure("read_path/frames-mmap/100", || {
+        frames_all(&map, DefaultDeframer).unwrap().frames
+    });
+    drop(map);
+    std::fs::remove_file(&path)?;
+
+    // size_sweep
+    for len in [16usize, 256, 4 << 10, 64 << 10, 1 << 20] {
+        let p = payload(len);
+        for_each_checksum(&mut SweepSides {
+            report: &mut report,
+            payload: &p,
+        });
+    }
+
+    // file_io
+    let file_bytes: u64 = if test_mode { 4 << 20 } else { 256 << 20 };
+    for (len, sinks) in [
+        (24usize, &[Sink::BufWriter][..]),
+        (4096, &[Sink::BufWriter, Sink::File][..]),
+    ] {
+        let p = payload(len);
+        let count = file_bytes.div_ceil((len + 4) as u64);
+        let path = scratch_file(&format!("allocations_file_io_{len}.fstream"))?;
+        for &sink in sinks {
+            let name = match sink {
+                Sink::BufWriter => "write-bufwriter",
+                Sink::File => "write-file",
+            };
+            report.measure(format!("file_io/{name}/{len}"), || {
+                write_file(&path, sink, DefaultFramer, &p, count).unwrap();
+                count
+            });
+        }
+        report.measure(format!("file_io/read-file/{len}"), || {
+            read_file(&path, DefaultDeframer).unwrap().frames
+        });
+        std::fs::remove_file(&path)?;
+    }
+
+    let rows: Vec<_> = report
+        .rows
+        .iter()
+        .map(|r| {
+            let per = |x: u64| x as f64 / r.messages.max(1) as f64;
+            json!({
+                "id": r.id,
+                "messages": r.messages,
+                "allocations": r.stats.allocations,
+                "bytes": r.stats.bytes,
+                "allocations_per_message": per(r.stats.allocations),
+                "bytes_per_message": per(r.stats.bytes),
+            })
+        })
+        .collect();
+    let doc = json!({ "test_mode": test_mode, "allocations": rows });
+    let dir = out_dir();
+    std::fs::create_dir_all(&dir)?;
+    let out = dir.join("allocations.json");
+    std::fs::write(&out, serde_json::to_string_pretty(&doc)? + "\n")?;
+    for r in &report.rows {
+        println!(
+            "{:<48} {:>10.3} allocs/msg {:>12.1} B/msg",
+            r.id,
+            r.stats.allocations as f64 / r.messages.max(1) as f64,
+            r.stats.bytes as f64 / r.messages.max(1) as f64
+        );
+    }
+    println!("wrote {}", out.display());
+    Ok(())
+}
