@@ -172,7 +172,7 @@ impl SizeValidator {
 
 /// Accepts payloads that the FlatBuffers verifier accepts as a root of the flatc-generated type
 /// `T`, within the [`VerifierOptions`] limits. Named `"typed"` in errors; the reason names the
-/// type and carries the verifier's report.
+/// type (without its module path) and carries the verifier's report.
 ///
 /// This is exact: every field, nested table, vector, string and union of the schema is checked.
 /// When the schema is not known, see [`StructuralValidator`](crate::StructuralValidator).
@@ -249,8 +249,23 @@ impl<T: Verifiable> Validator for TypedValidator<T> {
 #[cold]
 #[inline(never)]
 fn typed_rejection<T>(e: &flatbuffers::InvalidFlatbuffer, offset: u64) -> Error {
-    let reason = format!("not a valid {}: {e}", core::any::type_name::<T>());
+    // The verifier's report spans lines (an error trace); keep it on one.
+    let report = format!("{e}");
+    let report: alloc::vec::Vec<&str> = report.split_whitespace().collect();
+    let reason = format!(
+        "not a valid {}: {}",
+        short_type_name::<T>(),
+        report.join(" ")
+    );
     Error::validation("typed", reason, offset)
+}
+
+/// `my_crate::schema::Telemetry<'_>` as `Telemetry<'_>`.
+fn short_type_name<T>() -> &'static str {
+    let full = core::any::type_name::<T>();
+    let path_end = full.find('<').unwrap_or(full.len());
+    let start = full[..path_end].rfind("::").map_or(0, |i| i + 2);
+    &full[start..]
 }
 
 /// Validates each payload before the wrapped framer frames it: a payload the validator rejects
