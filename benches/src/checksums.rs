@@ -1,6 +1,10 @@
-//! The framings every per-checksum benchmark runs: no checksum, then each algorithm.
+//! The framings every per-checksum benchmark runs: no checksum, then each algorithm
+//! (XXH3-64 in 8 bytes, CRC-32/ISO-HDLC, CRC-32C/Castagnoli, CRC-16/XMODEM).
 
-use flatstream::{DefaultDeframer, DefaultFramer, Deframer, Framer};
+use flatstream::checksum::{Crc16, Crc32, Crc32c, XxHash64};
+use flatstream::{
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
+};
 
 /// Called once per framing by [`for_each_checksum`], with a framer and the matching deframer.
 pub trait ChecksumVisitor {
@@ -15,4 +19,12 @@ pub trait ChecksumVisitor {
 /// Visits no checksum, then every checksum algorithm flatstream offers.
 pub fn for_each_checksum(v: &mut impl ChecksumVisitor) {
     v.visit("none", DefaultFramer, DefaultDeframer);
+    with(v, "xxhash64", XxHash64::new());
+    with(v, "crc32", Crc32::new());
+    with(v, "crc32c", Crc32c::new());
+    with(v, "crc16", Crc16::new());
+}
+
+fn with<C: flatstream::Checksum + Copy>(v: &mut impl ChecksumVisitor, name: &'static str, c: C) {
+    v.visit(name, ChecksumFramer::new(c), ChecksumDeframer::new(c));
 }
