@@ -33,6 +33,8 @@ struct Row {
     id: String,
     messages: u64,
     stats: AllocStats,
+    /// Bytes on the wire for the run, for the telemetry sides.
+    wire_bytes: Option<usize>,
 }
 
 #[derive(Default)]
@@ -52,6 +54,7 @@ impl Report {
             id: id.into(),
             messages,
             stats,
+            wire_bytes: None,
         });
     }
 }
@@ -68,6 +71,9 @@ fn cycle(report: &mut Report, id: String, side: &mut dyn Cycle, rs: &[Reading]) 
         assert!(got.matches(&expected));
         got.count
     });
+    if let Some(row) = report.rows.last_mut() {
+        row.wire_bytes = Some(side.wire_len());
+    }
 }
 
 impl ChecksumVisitor for TelemetrySides<'_> {
@@ -215,14 +221,18 @@ fn main() -> std::io::Result<()> {
         .iter()
         .map(|r| {
             let per = |x: u64| x as f64 / r.messages.max(1) as f64;
-            json!({
+            let mut v = json!({
                 "id": r.id,
                 "messages": r.messages,
                 "allocations": r.stats.allocations,
                 "bytes": r.stats.bytes,
                 "allocations_per_message": per(r.stats.allocations),
                 "bytes_per_message": per(r.stats.bytes),
-            })
+            });
+            if let Some(w) = r.wire_bytes {
+                v["wire_bytes"] = json!(w);
+            }
+            v
         })
         .collect();
     let doc = json!({ "test_mode": test_mode, "allocations": rows });

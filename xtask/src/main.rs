@@ -1,6 +1,140 @@
-//! Development tasks: `cargo xtask <task>`.
+//! Development tasks: `cargo xtask <task>` (the alias is in `.cargo/config.toml`).
+//!
+//! * `bench-report [--quick] [--render] [--check]`: runs the benchmark suites, snapshots the
+//!   figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the README summary
+//!   and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from the committed
+//!   snapshot without running anything; `--check` fails if a rendered file is out of date.
+//! * `flatc`: regenerates `examples/generated/telemetry_generated.rs` with flatc 25.12.19.
 
-fn main() {
-    eprintln!("usage: cargo xtask <task>");
-    std::process::exit(2);
+mod flatc;
+mod render;
+mod snapshot;
+mod svg;
+mod tables;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  bench-report [--quick] [--render] [--check]
+      run the benchmark suites, write benches/snapshot.json, render docs/benchmarks.md,
+      the README summary and docs/bench-telemetry.svg
+        --quick   shorter warm-up and measurement (about 10 minutes on 2 cores)
+        --render  render from the committed snapshot, run nothing
+        --check   fail if a rendered file differs from what the snapshot renders to
+  flatc
+      regenerate examples/generated/telemetry_generated.rs with flatc 25.12.19";
+
+/// Result of a task: an error message for the user.
+pub(crate) type Result<T> = std::result::Result<T, String>;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let result = match args.first().map(String::as_str) {
+        Some("bench-report") => bench_report(&root, &args[1..]),
+        Some("flatc") if args.len() == 1 => flatc::run(&root),
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        _ => Err(USAGE.to_owned()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn bench_report(root: &Path, args: &[String]) -> Result<()> {
+    let (mut quick, mut render_only, mut check) = (false, false, false);
+    for arg in args {
+        match arg.as_str() {
+            "--quick" => quick = true,
+            "--render" => render_only = true,
+            "--check" => check = true,
+            other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
+        }
+    }
+    let snapshot_path = root.join(snapshot::SNAPSHOT_PATH);
+    if check {
+        let snap = snapshot::load(&snapshot_path)?;
+        let stale = render::check(root, &snap)?;
+        if stale.is_empty() {
+            println!(
+                "benchmark docs are up to date with {}",
+                snapshot::SNAPSHOT_PATH
+            );
+            return Ok(());
+        }
+        return Err(format!(
+            "out of date with {}: {}\n\
+             run `cargo xtask bench-report --render` to re-render them from the snapshot \
+             (or `cargo xtask bench-report --quick` to measure again)",
+            snapshot::SNAPSHOT_PATH,
+            stale.join(", ")
+        ));
+    }
+    let snap = if render_only {
+        snapshot::load(&snapshot_path)?
+    } else {
+        let target = target_dir(root);
+        let mode = if quick { "quick" } else { "full" };
+        let command = snapshot::run_suites(root, &target, quick)?;
+        let snap = snapshot::collect(root, &target, mode, &command)?;
+        let text = snapshot::to_json(&snap);
+        report_write(root, snapshot::SNAPSHOT_PATH, &text)?;
+        snap
+    };
+    for (path, text) in render::render_all(root, &snap)? {
+        report_write(root, &path, &text)?;
+    }
+    Ok(())
+}
+
+fn report_write(root: &Path, rel: &str, text: &str) -> Result<()> {
+    let changed = write_if_changed(&root.join(rel), text)?;
+    println!("{} {rel}", if changed { "wrote    " } else { "unchanged" });
+    Ok(())
+}
+
+/// Writes `text` to `path` unless the file already holds exactly that; returns whether it wrote.
+pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<bool> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(false);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(true)
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+/// Cargo's target directory: `$CARGO_TARGET_DIR`, else `target/` in the workspace.
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() {
+                dir
+            } else {
+                root.join(dir)
+            }
+        }
+        None => root.join("target"),
+    }
 }

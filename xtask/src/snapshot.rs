@@ -1,0 +1,404 @@
+//! Running the suites and turning criterion's output into `benches/snapshot.json`: every figure,
+//! the machine, the toolchain, the commit and the date. Everything rendered comes from it.
+
+use crate::Result;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where the snapshot lives, relative to the workspace root.
+pub(crate) const SNAPSHOT_PATH: &str = "benches/snapshot.json";
+
+/// What a benchmark iteration processes, per criterion's `Throughput`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Throughput {
+    /// Messages (frames) per iteration.
+    Elements(u64),
+    /// Bytes per iteration.
+    Bytes(u64),
+}
+
+/// One benchmark's figures.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Bench {
+    /// Criterion's full id, `group/function/parameter`.
+    pub id: String,
+    pub group: String,
+    pub function: String,
+    pub parameter: String,
+    /// Time per iteration in nanoseconds: criterion's slope estimate when it has one (linear
+    /// sampling), else the mean; with its 95 % confidence interval.
+    pub ns: f64,
+    pub ns_lower: f64,
+    pub ns_upper: f64,
+    pub throughput: Option<Throughput>,
+}
+
+impl Bench {
+    /// Messages or bytes per iteration (1 when the benchmark declares no throughput).
+    pub(crate) fn per_iteration(&self) -> u64 {
+        match self.throughput {
+            Some(Throughput::Elements(n) | Throughput::Bytes(n)) => n.max(1),
+            None => 1,
+        }
+    }
+}
+
+/// Allocations of one benchmark id, from the allocations suite.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Alloc {
+    pub id: String,
+    pub messages: u64,
+    pub allocations: u64,
+    pub bytes: u64,
+    /// Bytes on the wire for the whole run, where the suite records it (telemetry sides).
+    pub wire_bytes: Option<u64>,
+}
+
+impl Alloc {
+    pub(crate) fn per_message(&self) -> (f64, f64) {
+        let n = self.messages.max(1) as f64;
+        (self.allocations as f64 / n, self.bytes as f64 / n)
+    }
+}
+
+/// Everything a report is rendered from.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Snapshot {
+    pub cpu: String,
+    pub cores: u64,
+    pub os: String,
+    pub rustc: String,
+    pub commit: String,
+    pub date: String,
+    /// `quick` or `full`.
+    pub mode: String,
+    /// The command that produced the figures.
+    pub command: String,
+    pub benches: Vec<Bench>,
+    pub allocs: Vec<Alloc>,
+}
+
+impl Snapshot {
+    pub(crate) fn bench(&self, id: &str) -> Option<&Bench> {
+        self.benches.iter().find(|b| b.id == id)
+    }
+
+    pub(crate) fn alloc(&self, id: &str) -> Option<&Alloc> {
+        self.allocs.iter().find(|a| a.id == id)
+    }
+}
+
+/// Runs every suite of the bench crate; returns the command line it ran.
+pub(crate) fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<String> {
+    // Start clean so the snapshot holds exactly this run, not ids left over from older ones.
+    let criterion = target.join("criterion");
+    if criterion.exists() {
+        std::fs::remove_dir_all(&criterion).map_err(|e| format!("{}: {e}", criterion.display()))?;
+    }
+    let _ = std::fs::remove_file(allocations_path(target));
+    let mut args = vec!["bench", "-p", "flatstream-bench", "--benches", "--"];
+    if quick {
+        args.extend(["--warm-up-time", "0.5", "--measurement-time", "1"]);
+    }
+    let command = format!("cargo {}", args.join(" "));
+    println!("running `{command}`");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(&args)
+        .env("FLATSTREAM_BENCH_OUT", target.join("flatstream-bench"))
+        .status()
+        .map_err(|e| format!("cargo bench: {e}"))?;
+    if !status.success() {
+        return Err(format!("`{command}` failed ({status})"));
+    }
+    Ok(command)
+}
+
+fn allocations_path(target: &Path) -> PathBuf {
+    target.join("flatstream-bench").join("allocations.json")
+}
+
+/// Reads criterion's results and the allocation counts under `target`.
+pub(crate) fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snapshot> {
+    let mut benches = Vec::new();
+    let mut stack = vec![target.join("criterion")];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if path.file_name().is_some_and(|n| n == "new") {
+                    if let Some(b) = read_criterion(&path)? {
+                        benches.push(b);
+                    }
+                } else if path
+                    .file_name()
+                    .is_some_and(|n| n != "base" && n != "report")
+                {
+                    stack.push(path);
+                }
+            }
+        }
+    }
+    if benches.is_empty() {
+        return Err(format!(
+            "no criterion results under {}",
+            target.join("criterion").display()
+        ));
+    }
+    benches.sort_by(|a, b| a.id.cmp(&b.id));
+
+    let alloc_path = allocations_path(target);
+    let allocs = match std::fs::read_to_string(&alloc_path) {
+        Ok(text) => parse_allocs(&parse(&text, &alloc_path)?["allocations"]),
+        Err(_) => Vec::new(),
+    };
+
+    Ok(Snapshot {
+        cpu: cpu_model(),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
+        os: format!(
+            "{} {} (kernel {})",
+            std::env::consts::OS,
+            std::env::consts::ARCH,
+            std::fs::read_to_string("/proc/sys/kernel/osrelease")
+                .map_or_else(|_| "unknown".to_owned(), |s| s.trim().to_owned())
+        ),
+        rustc: command_output(root, "rustc", &["-V"]).unwrap_or_else(|| "unknown".to_owned()),
+        commit: command_output(root, "git", &["rev-parse", "--short=12", "HEAD"])
+            .unwrap_or_else(|| "unknown".to_owned()),
+        date: utc_now(),
+        mode: mode.to_owned(),
+        command: command.to_owned(),
+        benches,
+        allocs,
+    })
+}
+
+fn parse(text: &str, path: &Path) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One criterion result directory (`…/new`), or `None` if it is incomplete.
+fn read_criterion(dir: &Path) -> Result<Option<Bench>> {
+    let (Ok(meta), Ok(est)) = (
+        std::fs::read_to_string(dir.join("benchmark.json")),
+        std::fs::read_to_string(dir.join("estimates.json")),
+    ) else {
+        return Ok(None);
+    };
+    let meta = parse(&meta, &dir.join("benchmark.json"))?;
+    let est = parse(&est, &dir.join("estimates.json"))?;
+    let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
+    let estimate = if est["slope"].is_object() {
+        &est["slope"]
+    } else {
+        &est["mean"]
+    };
+    let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let throughput = match &meta["throughput"] {
+        Value::Object(m) => m.iter().find_map(|(k, v)| {
+            let n = v.as_u64()?;
+            match k.as_str() {
+                "Elements" | "ElementsAndBytes" => Some(Throughput::Elements(n)),
+                "Bytes" | "BytesDecimal" => Some(Throughput::Bytes(n)),
+                _ => None,
+            }
+        }),
+        _ => None,
+    };
+    Ok(Some(Bench {
+        id: text(&meta["full_id"]),
+        group: text(&meta["group_id"]),
+        function: text(&meta["function_id"]),
+        parameter: text(&meta["value_str"]),
+        ns: num(&estimate["point_estimate"]),
+        ns_lower: num(&estimate["confidence_interval"]["lower_bound"]),
+        ns_upper: num(&estimate["confidence_interval"]["upper_bound"]),
+        throughput,
+    }))
+}
+
+fn parse_allocs(v: &Value) -> Vec<Alloc> {
+    let mut out: Vec<Alloc> = v
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| {
+            Some(Alloc {
+                id: a["id"].as_str()?.to_owned(),
+                messages: a["messages"].as_u64()?,
+                allocations: a["allocations"].as_u64()?,
+                bytes: a["bytes"].as_u64()?,
+                wire_bytes: a["wire_bytes"].as_u64(),
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// Loads a snapshot written by [`to_json`].
+pub(crate) fn load(path: &Path) -> Result<Snapshot> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "{}: {e} (run `cargo xtask bench-report --quick` to create it)",
+            path.display()
+        )
+    })?;
+    from_json(&parse(&text, path)?).ok_or_else(|| format!("{}: not a snapshot", path.display()))
+}
+
+pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
+    let s = |v: &Value| v.as_str().map(str::to_owned);
+    let m = &v["machine"];
+    let benches = v["benchmarks"]
+        .as_array()?
+        .iter()
+        .map(|b| {
+            let t = &b["throughput"];
+            let throughput = match (t["kind"].as_str(), t["per_iteration"].as_u64()) {
+                (Some("elements"), Some(n)) => Some(Throughput::Elements(n)),
+                (Some("bytes"), Some(n)) => Some(Throughput::Bytes(n)),
+                _ => None,
+            };
+            Some(Bench {
+                id: s(&b["id"])?,
+                group: s(&b["group"])?,
+                function: s(&b["function"])?,
+                parameter: s(&b["parameter"])?,
+                ns: b["ns"].as_f64()?,
+                ns_lower: b["ns_lower"].as_f64()?,
+                ns_upper: b["ns_upper"].as_f64()?,
+                throughput,
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(Snapshot {
+        cpu: s(&m["cpu"])?,
+        cores: m["cores"].as_u64()?,
+        os: s(&m["os"])?,
+        rustc: s(&m["rustc"])?,
+        commit: s(&v["commit"])?,
+        date: s(&v["date"])?,
+        mode: s(&v["mode"])?,
+        command: s(&v["command"])?,
+        benches,
+        allocs: parse_allocs(&v["allocations"]),
+    })
+}
+
+/// The snapshot as pretty-printed JSON (keys sorted, so it diffs well).
+pub(crate) fn to_json(snap: &Snapshot) -> String {
+    let benches: Vec<Value> = snap
+        .benches
+        .iter()
+        .map(|b| {
+            let throughput = match b.throughput {
+                Some(Throughput::Elements(n)) => json!({"kind": "elements", "per_iteration": n}),
+                Some(Throughput::Bytes(n)) => json!({"kind": "bytes", "per_iteration": n}),
+                None => Value::Null,
+            };
+            json!({
+                "id": b.id, "group": b.group, "function": b.function, "parameter": b.parameter,
+                "ns": round(b.ns), "ns_lower": round(b.ns_lower), "ns_upper": round(b.ns_upper),
+                "throughput": throughput,
+            })
+        })
+        .collect();
+    let allocs: Vec<Value> = snap
+        .allocs
+        .iter()
+        .map(|a| {
+            let mut v = json!({
+                "id": a.id, "messages": a.messages, "allocations": a.allocations, "bytes": a.bytes,
+            });
+            if let Some(w) = a.wire_bytes {
+                v["wire_bytes"] = json!(w);
+            }
+            v
+        })
+        .collect();
+    let doc = json!({
+        "generated_by": "cargo xtask bench-report",
+        "machine": {"cpu": snap.cpu, "cores": snap.cores, "os": snap.os, "rustc": snap.rustc},
+        "commit": snap.commit,
+        "date": snap.date,
+        "mode": snap.mode,
+        "command": snap.command,
+        "benchmarks": benches,
+        "allocations": allocs,
+    });
+    serde_json::to_string_pretty(&doc).expect("a Value serializes") + "\n"
+}
+
+/// Three decimals of a nanosecond are more than criterion can resolve.
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+fn command_output(root: &Path, program: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(program)
+        .current_dir(root)
+        .args(args)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// The current UTC time as `YYYY-MM-DD HH:MM UTC`.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
+    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
+        assert_eq!(civil_from_days(20_513), (2026, 3, 1));
+    }
+}
