@@ -26,6 +26,7 @@ use std::time::Instant;
     unused_imports,
     rust_2018_idioms,
     clippy::all,
+    clippy::undocumented_unsafe_blocks,
     missing_docs,
     unreachable_pub
 )]

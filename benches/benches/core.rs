@@ -1,1 +1,331 @@
-fn main() {}
+//! The core suite: flatstream's reader and writer against the **limit**, a hand-written loop
+//! over the same bytes that does the least any framing code must do.
+//!
+//! Messages: a FlatBuffer table of three `u64` fields ("numeric") and a FlatBuffer string of 16
+//! ASCII bytes ("string16"), 100 and 100 000 of them. Every benchmark of a group works on the
+//! same prewritten bytes (or writes the same payloads), and every reader touches the last byte
+//! of each payload, so that no side can skip the payload.
+//!
+//! Ids (stable; they key the generated tables), per group `core/<message>/<count>`:
+//! - `write/limit`: append `len.to_le_bytes()` and the payload to a `Vec`, per message.
+//! - `write/flatstream`: `StreamWriter::write_payload` of the same payloads into a `Vec`.
+//! - `cycle/flatstream`: simple-mode `write` (serialize into the reused builder, frame) of every
+//!   message, then `StreamReader` over the bytes.
+//! - `read/limit`: walk the bytes: read each length, slice the payload, touch its last byte.
+//! - `read/limit_copy`: `read/limit` plus copying the bytes in 64 KiB blocks: the least a reader
+//!   of a `Read` source can do, since `Read` hands bytes over by copying them.
+//! - `read/slice`: the `Frames` iterator over the bytes.
+//! - `read/reader_slice`: a long-lived `StreamReader` over `&[u8]` (a `Read` source in memory),
+//!   pointed at the stream again each iteration.
+//! - `read/reader_cursor`: the same over `Cursor<&[u8]>`, rewound each iteration.
+//! - `read/reader_new`: a new `StreamReader` over `&[u8]` each iteration (buffer allocation
+//!   included).
+//! - `read_xxh3/limit`: the limit loop, plus XXH3-64 of each payload compared with the header.
+//! - `read_xxh3/slice` and `read_xxh3/reader_slice`: the same with `ChecksumDeframer<XxHash64>`.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use flatbuffers::FlatBufferBuilder;
+use flatstream::{
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Frames, Result,
+    StreamReader, StreamSerialize, StreamWriter, XxHash64,
+};
+use std::fs::File;
+use std::hint::black_box;
+use std::io::{BufWriter, Cursor, IoSlice, Seek, SeekFrom, Write};
+use std::time::Duration;
+
+/// Three `u64` fields in a table.
+#[derive(Clone, Copy)]
+struct Numeric(u64, u64, u64);
+
+impl StreamSerialize for Numeric {
+    fn serialize<A: flatbuffers::Allocator + 'static>(
+        &self,
+        b: &mut FlatBufferBuilder<'_, A>,
+    ) -> Result<()> {
+        let start = b.start_table();
+        b.push_slot_always::<u64>(4, self.0);
+        b.push_slot_always::<u64>(6, self.1);
+        b.push_slot_always::<u64>(8, self.2);
+        let table = b.end_table(start);
+        b.finish_minimal(table);
+        Ok(())
+    }
+}
+
+fn numeric(i: u64) -> Numeric {
+    Numeric(i, i.wrapping_mul(31), i ^ 0xABCD)
+}
+
+/// 16 ASCII bytes.
+fn string16(i: u64) -> String {
+    format!("msg-{i:012}")
+}
+
+/// Serializes each message once, giving the payloads every benchmark of a group shares.
+fn payloads<T: StreamSerialize>(messages: &[T]) -> Vec<Vec<u8>> {
+    let mut b = FlatBufferBuilder::new();
+    messages
+        .iter()
+        .map(|m| {
+            b.reset();
+            m.serialize(&mut b).unwrap();
+            b.finished_data().to_vec()
+        })
+        .collect()
+}
+
+fn framed(payloads: &[Vec<u8>], checksum: bool) -> Vec<u8> {
+    let sink = Vec::new();
+    if checksum {
+        let mut w = StreamWriter::new(sink, ChecksumFramer::new(XxHash64::new()));
+        payloads.iter().for_each(|p| w.write_payload(p).unwrap());
+        w.into_inner()
+    } else {
+        let mut w = StreamWriter::new(sink, DefaultFramer);
+        payloads.iter().for_each(|p| w.write_payload(p).unwrap());
+        w.into_inner()
+    }
+}
+
+/// The limit of reading: lengths and payload slices, nothing else.
+#[inline(never)]
+fn limit_read(mut bytes: &[u8]) -> u64 {
+    let mut acc = 0u64;
+    while let Some((len, rest)) = bytes.split_first_chunk::<4>() {
+        let len = u32::from_le_bytes(*len) as usize;
+        let payload = &rest[..len];
+        acc = acc.wrapping_add(u64::from(payload.last().copied().unwrap_or(0)));
+        bytes = &rest[len..];
+    }
+    acc
+}
+
+/// The limit of checksummed reading: the same, plus XXH3-64 of each payload compared with the
+/// 8-byte field that follows the length.
+#[inline(never)]
+fn limit_read_xxh3(mut bytes: &[u8]) -> u64 {
+    let mut acc = 0u64;
+    while let Some((len, rest)) = bytes.split_first_chunk::<4>() {
+        let len = u32::from_le_bytes(*len) as usize;
+        let (sum, rest) = rest.split_first_chunk::<8>().unwrap();
+        let payload = &rest[..len];
+        if xxhash_rust::xxh3::xxh3_64(payload) != u64::from_le_bytes(*sum) {
+            panic!("corrupt fixture");
+        }
+        acc = acc.wrapping_add(u64::from(payload.last().copied().unwrap_or(0)));
+        bytes = &rest[len..];
+    }
+    acc
+}
+
+/// The limit for a `Read` source: a `Read` hands its bytes over by copying them into the caller's
+/// buffer, so on top of `limit_read`, copy the same bytes in 64 KiB blocks, as a reader does.
+#[inline(never)]
+fn limit_read_copy(bytes: &[u8], scratch: &mut [u8]) -> u64 {
+    for block in bytes.chunks(scratch.len()) {
+        scratch[..block.len()].copy_from_slice(block);
+        black_box(&scratch[..block.len()]);
+    }
+    limit_read(bytes)
+}
+
+/// The limit of writing: header and payload appended to a `Vec`.
+#[inline(never)]
+fn limit_write(out: &mut Vec<u8>, payloads: &[Vec<u8>]) {
+    for p in payloads {
+        out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+        out.extend_from_slice(p);
+    }
+}
+
+fn read_slice<D: Deframer>(bytes: &[u8], deframer: D) -> u64 {
+    let mut acc = 0u64;
+    for p in Frames::new(bytes, deframer) {
+        let p = p.unwrap();
+        acc = acc.wrapping_add(u64::from(p.last().copied().unwrap_or(0)));
+    }
+    acc
+}
+
+fn read_reader<R: std::io::Read, D: Deframer>(reader: &mut StreamReader<R, D>) -> u64 {
+    let mut acc = 0u64;
+    reader
+        .process_all(|p| {
+            acc = acc.wrapping_add(u64::from(p.last().copied().unwrap_or(0)));
+            Ok(())
+        })
+        .unwrap();
+    acc
+}
+
+fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
+    let payloads = payloads(messages);
+    let plain = framed(&payloads, false);
+    let xxh3 = framed(&payloads, true);
+    let expected = limit_read(&plain);
+    assert_eq!(read_slice(&plain, DefaultDeframer), expected);
+    assert_eq!(limit_read_xxh3(&xxh3), expected);
+
+    let n = messages.len();
+    let mut g = c.benchmark_group(format!("core/{name}/{n}"));
+    g.throughput(Throughput::Elements(n as u64));
+
+    let mut out = Vec::with_capacity(plain.len());
+    g.bench_function("write/limit", |b| {
+        b.iter(|| {
+            out.clear();
+            limit_write(&mut out, black_box(&payloads));
+            black_box(out.len())
+        })
+    });
+    let mut writer = StreamWriter::new(Vec::with_capacity(plain.len()), DefaultFramer);
+    g.bench_function("write/flatstream", |b| {
+        b.iter(|| {
+            writer.get_mut().clear();
+            for p in black_box(&payloads) {
+                writer.write_payload(p).unwrap();
+            }
+            black_box(writer.get_ref().len())
+        })
+    });
+    // Reusing the writer (its builder stays warm) and the output buffer across iterations.
+    let mut writer = StreamWriter::new(Vec::with_capacity(plain.len()), DefaultFramer);
+    g.bench_function("cycle/flatstream", |b| {
+        b.iter(|| {
+            writer.get_mut().clear();
+            for m in black_box(messages) {
+                writer.write(m).unwrap();
+            }
+            let mut reader = StreamReader::new(&writer.get_ref()[..], DefaultDeframer);
+            black_box(read_reader(&mut reader))
+        })
+    });
+
+    g.bench_function("read/limit", |b| b.iter(|| limit_read(black_box(&plain))));
+    let mut scratch = vec![0u8; 64 * 1024];
+    g.bench_function("read/limit_copy", |b| {
+        b.iter(|| limit_read_copy(black_box(&plain), &mut scratch))
+    });
+    g.bench_function("read/slice", |b| {
+        b.iter(|| read_slice(black_box(&plain), DefaultDeframer))
+    });
+    // A long-lived reader: each iteration points it at the stream again and reads it all, so
+    // its buffer is allocated once, as in a reader that runs for hours.
+    let mut reader = StreamReader::new(&plain[..], DefaultDeframer);
+    g.bench_function("read/reader_slice", |b| {
+        b.iter(|| {
+            *reader.get_mut() = black_box(&plain[..]);
+            black_box(read_reader(&mut reader))
+        })
+    });
+    let mut reader = StreamReader::new(Cursor::new(&plain[..]), DefaultDeframer);
+    g.bench_function("read/reader_cursor", |b| {
+        b.iter(|| {
+            reader.get_mut().set_position(0);
+            black_box(read_reader(&mut reader))
+        })
+    });
+    // A reader made for this stream alone: includes allocating its buffer.
+    g.bench_function("read/reader_new", |b| {
+        b.iter(|| {
+            let mut r = StreamReader::new(black_box(&plain[..]), DefaultDeframer);
+            black_box(read_reader(&mut r))
+        })
+    });
+
+    g.bench_function("read_xxh3/limit", |b| {
+        b.iter(|| limit_read_xxh3(black_box(&xxh3)))
+    });
+    let deframer = ChecksumDeframer::new(XxHash64::new());
+    g.bench_function("read_xxh3/slice", |b| {
+        b.iter(|| read_slice(black_box(&xxh3), deframer))
+    });
+    let mut reader = StreamReader::new(&xxh3[..], deframer);
+    g.bench_function("read_xxh3/reader_slice", |b| {
+        b.iter(|| {
+            *reader.get_mut() = black_box(&xxh3[..]);
+            black_box(read_reader(&mut reader))
+        })
+    });
+    g.finish();
+}
+
+/// Writes header and payload with one vectored write per call, until all is written.
+fn write_vectored_all<W: Write>(w: &mut W, header: &[u8], payload: &[u8]) {
+    let mut slices = [IoSlice::new(header), IoSlice::new(payload)];
+    let mut bufs = &mut slices[..];
+    while !bufs.is_empty() {
+        let n = w.write_vectored(bufs).unwrap();
+        IoSlice::advance_slices(&mut bufs, n);
+    }
+}
+
+/// Does `write_vectored` pay? One frame (4-byte header + payload) per call, to a raw `File` and
+/// to a `BufWriter<File>` (64 KiB), written as two `write_all` calls or as vectored writes. The
+/// file is rewound every 64 MiB so it stays in the page cache.
+fn vectored(c: &mut Criterion) {
+    let dir = std::env::temp_dir();
+    for size in [256usize, 4096, 65536, 1 << 20] {
+        let payload = vec![0x5Au8; size];
+        let header = (size as u32).to_le_bytes();
+        let mut g = c.benchmark_group(format!("core/vectored/{size}"));
+        g.throughput(Throughput::Bytes((size + 4) as u64));
+        for buffered in [false, true] {
+            let path = dir.join(format!("flatstream-bench-vectored-{}", std::process::id()));
+            let file = File::create(&path).unwrap();
+            let mut sink: Box<dyn Write> = if buffered {
+                Box::new(BufWriter::with_capacity(
+                    64 * 1024,
+                    file.try_clone().unwrap(),
+                ))
+            } else {
+                Box::new(file.try_clone().unwrap())
+            };
+            let sink_name = if buffered { "bufwriter" } else { "file" };
+            for vectored in [false, true] {
+                let id = format!(
+                    "{}/{sink_name}",
+                    if vectored { "vectored" } else { "two_writes" }
+                );
+                let mut written = 0usize;
+                g.bench_function(id, |b| {
+                    b.iter(|| {
+                        if vectored {
+                            write_vectored_all(&mut sink, &header, black_box(&payload));
+                        } else {
+                            sink.write_all(&header).unwrap();
+                            sink.write_all(black_box(&payload)).unwrap();
+                        }
+                        written += size + 4;
+                        if written > 64 << 20 {
+                            sink.flush().unwrap();
+                            file.set_len(0).unwrap();
+                            (&file).seek(SeekFrom::Start(0)).unwrap();
+                            written = 0;
+                        }
+                    })
+                });
+            }
+            drop(sink);
+            let _ = std::fs::remove_file(&path);
+        }
+        g.finish();
+    }
+}
+
+fn benches(c: &mut Criterion) {
+    for n in [100u64, 100_000] {
+        let numerics: Vec<Numeric> = (0..n).map(numeric).collect();
+        suite(c, "numeric", &numerics);
+        let strings: Vec<String> = (0..n).map(string16).collect();
+        suite(c, "string16", &strings);
+    }
+}
+
+criterion_group! {
+    name = core;
+    config = Criterion::default().warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    targets = benches, vectored
+}
+criterion_main!(core);

@@ -89,7 +89,7 @@ pub fn measure_exact<R>(f: impl FnOnce() -> R) -> (R, AllocStats) {
     (result, during)
 }
 
-// SAFETY (for the impl as a whole): every method forwards its arguments unchanged to `System`,
+// SAFETY: every method forwards its arguments unchanged to `System`,
 // which upholds the `GlobalAlloc` contract; counting touches only a thread-local `Cell` and
 // never allocates.
 unsafe impl GlobalAlloc for CountingAlloc {

@@ -9,6 +9,7 @@ use flatstream::{Result, StreamSerialize};
     unused_imports,
     rust_2018_idioms,
     clippy::all,
+    clippy::undocumented_unsafe_blocks,
     missing_docs,
     unreachable_pub
 )]

@@ -92,26 +92,29 @@ fn reading_allocates_nothing_per_message_once_warm() {
 #[test]
 fn hostile_lengths_allocate_no_more_than_the_bytes_received() {
     const CAPACITY: usize = 256;
-    let bound = 1usize << 30;
+    let bound: u32 = 1 << 30;
     for (claim, received) in [
         (u32::MAX, 0usize),
-        (bound as u32 + 1, 10),
-        (bound as u32, 0),
-        (bound as u32, 10),
-        (bound as u32, 5_000),
-        (bound as u32, 100_000),
+        (bound + 1, 10),
+        (bound, 0),
+        (bound, 10),
+        (bound, 5_000),
+        (bound, 100_000),
     ] {
         let mut bytes = claim.to_le_bytes().to_vec();
         bytes.extend(std::iter::repeat_n(0x5A, received));
         let (err, stats) = measure_exact(|| {
             let mut reader = StreamReader::with_capacity(CAPACITY, &bytes[..], DefaultDeframer)
-                .with_max_frame_len(bound);
+                .with_max_frame_len(bound as usize);
             reader.read_message().unwrap_err()
         });
         match err {
             Error::FrameTooLarge { .. } => {
                 // Only the reader's initial buffer, needed to read the length prefix at all.
-                assert!(stats.allocations <= 1 && stats.largest <= CAPACITY as u64, "{stats:?}")
+                assert!(
+                    stats.allocations <= 1 && stats.largest <= CAPACITY as u64,
+                    "{stats:?}"
+                )
             }
             Error::UnexpectedEof { present, .. } => {
                 assert_eq!(present as usize, 4 + received);

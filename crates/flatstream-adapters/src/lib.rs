@@ -103,6 +103,7 @@
 
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
+#![warn(clippy::cast_possible_truncation)]
 
 extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]

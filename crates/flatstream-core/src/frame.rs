@@ -157,6 +157,22 @@ pub enum Parsed {
     },
 }
 
+/// The hot path of every reader: the span of a complete frame at the start of `buf` whose
+/// declared length is at most `max`, or `None` for anything else (an incomplete frame, a length
+/// over the bound), which [`parse_header`] then sorts out.
+#[inline(always)]
+pub(crate) fn complete_frame(buf: &[u8], checksum_size: usize, max: usize) -> Option<FrameSpan> {
+    let (prefix, _) = buf.split_first_chunk::<LEN_PREFIX_SIZE>()?;
+    let payload_len = u32::from_le_bytes(*prefix) as usize;
+    let header_len = LEN_PREFIX_SIZE + checksum_size;
+    let fits =
+        payload_len <= max && buf.len() >= header_len && buf.len() - header_len >= payload_len;
+    fits.then_some(FrameSpan {
+        header_len,
+        payload_len,
+    })
+}
+
 /// Parses the frame at the start of `buf` without verifying its checksum.
 ///
 /// As soon as the length prefix is present, a declared length over `max` (or over the

@@ -1,7 +1,7 @@
 //! `Frames`: a zero-copy iterator over the frames of a byte slice. Works without `std`.
 
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, parse_header};
+use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header};
 use crate::framer::Deframer;
 
 /// Iterates over the payloads of the frames in a byte slice, without copying.
@@ -26,22 +26,25 @@ use crate::framer::Deframer;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Frames<'a, D> {
-    bytes: &'a [u8],
-    pos: usize,
+    /// The bytes from the next frame on. After a framing error, empty.
+    rest: &'a [u8],
+    /// The bytes from the failed frame on, after a framing error.
+    failed: Option<&'a [u8]>,
+    /// Length of the whole input.
+    len: usize,
     deframer: D,
     max_frame_len: usize,
-    failed: bool,
 }
 
 impl<'a, D: Deframer> Frames<'a, D> {
     /// Iterates over the frames in `bytes`, read with `deframer`.
     pub fn new(bytes: &'a [u8], deframer: D) -> Self {
         Frames {
-            bytes,
-            pos: 0,
+            rest: bytes,
+            failed: None,
+            len: bytes.len(),
             deframer,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
-            failed: false,
         }
     }
 
@@ -51,43 +54,48 @@ impl<'a, D: Deframer> Frames<'a, D> {
         self
     }
 
-    /// Bytes consumed so far: the offset of the next frame.
+    /// Bytes consumed so far: the offset of the next frame, or of the frame that failed.
     pub fn position(&self) -> usize {
-        self.pos
+        self.len - self.remainder().len()
     }
 
-    /// The bytes not yet consumed, starting with the next frame.
+    /// The bytes not yet consumed, starting with the next frame (or the frame that failed).
     pub fn remainder(&self) -> &'a [u8] {
-        &self.bytes[self.pos..]
+        self.failed.unwrap_or(self.rest)
     }
 
-    #[inline]
-    fn advance(&mut self) -> Result<Option<&'a [u8]>> {
-        let rest = &self.bytes[self.pos..];
-        if rest.is_empty() {
-            return Ok(None);
+    /// Everything but a complete frame within the bound: the end, and framing errors.
+    #[cold]
+    fn advance_slow(&mut self) -> Option<Result<&'a [u8]>> {
+        if self.rest.is_empty() {
+            return None;
         }
-        let offset = self.pos as u64;
-        let span = match parse_header(&self.deframer, rest, self.max_frame_len, offset)? {
-            Parsed::Frame(span) => span,
-            Parsed::Incomplete { needed } => return Err(Error::eof(offset, needed, rest.len())),
+        let offset = (self.len - self.rest.len()) as u64;
+        let error = match parse_header(&self.deframer, self.rest, self.max_frame_len, offset) {
+            Ok(Parsed::Incomplete { needed }) => Error::eof(offset, needed, self.rest.len()),
+            Err(e) => e,
+            // Only if the deframer's bound changed between two calls: go round again.
+            Ok(Parsed::Frame(_)) => return self.next(),
         };
-        let (header, rest) = rest.split_at(span.header_len);
-        let payload = &rest[..span.payload_len];
-        match self
-            .deframer
-            .verify(&header[LEN_PREFIX_SIZE..], payload, offset)
-        {
-            Ok(()) => {
-                self.pos += span.frame_len();
-                Ok(Some(payload))
-            }
-            Err(e) => {
-                if e.is_content_error() {
-                    self.pos += span.frame_len();
-                }
-                Err(e)
-            }
+        Some(Err(self.fail(error)))
+    }
+
+    /// Stops the iteration at the current frame.
+    #[cold]
+    fn fail(&mut self, error: Error) -> Error {
+        self.failed = Some(self.rest);
+        self.rest = &[];
+        error
+    }
+
+    /// A complete frame failed verification.
+    #[cold]
+    fn rejected(&mut self, error: Error, next: &'a [u8]) -> Option<Result<&'a [u8]>> {
+        if error.is_content_error() {
+            self.rest = next;
+            Some(Err(error))
+        } else {
+            Some(Err(self.fail(error)))
         }
     }
 }
@@ -97,15 +105,22 @@ impl<'a, D: Deframer> Iterator for Frames<'a, D> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        match self.advance() {
-            Ok(payload) => payload.map(Ok),
-            Err(e) => {
-                self.failed = !e.is_content_error();
-                Some(Err(e))
+        let max = self.max_frame_len.min(self.deframer.max_payload_len());
+        let Some(span) = complete_frame(self.rest, self.deframer.checksum_size(), max) else {
+            return self.advance_slow();
+        };
+        let (header, rest) = self.rest.split_at(span.header_len);
+        let (payload, next) = rest.split_at(span.payload_len);
+        let offset = (self.len - self.rest.len()) as u64;
+        match self
+            .deframer
+            .verify(&header[LEN_PREFIX_SIZE..], payload, offset)
+        {
+            Ok(()) => {
+                self.rest = next;
+                Some(Ok(payload))
             }
+            Err(e) => self.rejected(e, next),
         }
     }
 }

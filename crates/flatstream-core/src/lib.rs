@@ -42,6 +42,7 @@
 
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
+#![warn(clippy::cast_possible_truncation)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 extern crate alloc;

@@ -2,7 +2,7 @@
 //! its buffer.
 
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, parse_header};
+use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header};
 use crate::framer::Deframer;
 use core::ops::ControlFlow;
 use std::io::{self, Read};
@@ -134,12 +134,9 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             let Some((start, end)) = self.next_frame()? else {
                 return Ok(());
             };
-            match f(&self.buf[start..end]) {
-                Ok(flow) => {
-                    if flow.into_control_flow().is_break() {
-                        return Ok(());
-                    }
-                }
+            match f(&self.buf[start..end]).map(IntoControlFlow::into_control_flow) {
+                Ok(ControlFlow::Continue(())) => {}
+                Ok(ControlFlow::Break(())) => return Ok(()),
                 Err(e) => return Err(e.at_frame(frame_offset)),
             }
         }
@@ -209,26 +206,42 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// Finds the next complete, verified frame; returns the payload's range in `buf`.
     #[inline]
     fn next_frame(&mut self) -> Result<Option<(usize, usize)>> {
+        let available = &self.buf[self.pos..self.end];
+        let max = self.max_frame_len.min(self.deframer.max_payload_len());
+        let Some(span) = complete_frame(available, self.deframer.checksum_size(), max) else {
+            return self.next_frame_slow();
+        };
+        let (header, rest) = available.split_at(span.header_len);
+        let payload = &rest[..span.payload_len];
+        let verified = self
+            .deframer
+            .verify(&header[LEN_PREFIX_SIZE..], payload, self.offset);
+        let start = self.pos + span.header_len;
+        match verified {
+            Ok(()) => {
+                self.consume(span.frame_len());
+                Ok(Some((start, start + span.payload_len)))
+            }
+            Err(e) => Err(self.rejected(e, span.frame_len())),
+        }
+    }
+
+    /// A complete frame failed verification: step past it if only its content is at fault.
+    #[cold]
+    fn rejected(&mut self, error: Error, frame_len: usize) -> Error {
+        if error.is_content_error() {
+            self.consume(frame_len);
+        }
+        error
+    }
+
+    /// No complete frame within the bound is buffered: read more, or report why not.
+    #[cold]
+    fn next_frame_slow(&mut self) -> Result<Option<(usize, usize)>> {
         loop {
             let available = &self.buf[self.pos..self.end];
             match parse_header(&self.deframer, available, self.max_frame_len, self.offset)? {
-                Parsed::Frame(span) => {
-                    let (header, rest) = available.split_at(span.header_len);
-                    let verified = self.deframer.verify(
-                        &header[LEN_PREFIX_SIZE..],
-                        &rest[..span.payload_len],
-                        self.offset,
-                    );
-                    let start = self.pos + span.header_len;
-                    if let Err(e) = verified {
-                        if e.is_content_error() {
-                            self.consume(span.frame_len());
-                        }
-                        return Err(e);
-                    }
-                    self.consume(span.frame_len());
-                    return Ok(Some((start, start + span.payload_len)));
-                }
+                Parsed::Frame(_) => return self.next_frame(),
                 Parsed::Incomplete { needed } => {
                     if !self.fill(needed)? {
                         let present = self.end - self.pos;

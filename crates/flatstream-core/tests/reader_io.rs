@@ -103,17 +103,17 @@ fn truncation_sweep_with_a_checksum() {
 
 #[test]
 fn hostile_lengths_are_errors_without_large_buffers() {
-    let bound = 1 << 20;
+    let bound: u32 = 1 << 20;
     let cases: [(u32, &str); 3] = [
         (u32::MAX, "u32::MAX"),
-        (bound as u32 + 1, "bound + 1"),
-        (bound as u32, "within the bound, past the end"),
+        (bound + 1, "bound + 1"),
+        (bound, "within the bound, past the end"),
     ];
     for (len, what) in cases {
         let mut bytes = len.to_le_bytes().to_vec();
         bytes.extend_from_slice(&[7; 1000]);
-        let mut reader =
-            StreamReader::with_capacity(256, &bytes[..], DefaultDeframer).with_max_frame_len(bound);
+        let mut reader = StreamReader::with_capacity(256, &bytes[..], DefaultDeframer)
+            .with_max_frame_len(bound as usize);
         let err = reader.read_message().unwrap_err();
         match err {
             Error::FrameTooLarge {
@@ -121,15 +121,15 @@ fn hostile_lengths_are_errors_without_large_buffers() {
                 len: l,
                 max,
             } => {
-                assert_ne!(len, bound as u32, "{what}");
-                assert_eq!((l, max), (u64::from(len), bound as u64), "{what}");
+                assert_ne!(len, bound, "{what}");
+                assert_eq!((l, max), (u64::from(len), u64::from(bound)), "{what}");
             }
             Error::UnexpectedEof {
                 offset: 0,
                 needed,
                 present,
             } => {
-                assert_eq!(len, bound as u32, "{what}");
+                assert_eq!(len, bound, "{what}");
                 assert_eq!((needed, present), (4 + u64::from(len), 1004), "{what}");
             }
             other => panic!("{what}: {other:?}"),

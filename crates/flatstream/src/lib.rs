@@ -64,6 +64,7 @@
 
 #![no_std]
 #![forbid(unsafe_code)]
+#![warn(clippy::cast_possible_truncation)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use flatstream_adapters as adapters;

@@ -193,7 +193,7 @@ fn quick_start_examples_write_and_read_a_file() {
     });
 }
 
-#[allow(unsafe_code, unused_imports)]
+#[allow(unsafe_code, unused_imports, clippy::undocumented_unsafe_blocks)]
 #[path = "../../../examples/generated/telemetry_generated.rs"]
 mod telemetry_generated;
 
