@@ -5,6 +5,7 @@
 pub mod alloc;
 pub mod checksums;
 pub mod cycle;
+pub mod faults;
 pub mod mmap;
 pub mod paths;
 pub mod telemetry;

@@ -59,6 +59,12 @@
 //!   CRC-32. Only offsets whose length field fits the bound and the data are candidates, so a
 //!   tight bound also means fewer false frames. A false frame that overlaps real ones hides
 //!   them. Prefer an 8-byte checksum for data you may need to salvage.
+//! * **Zero bytes.** The checksum of an empty payload is a constant, and for CRC-32 that constant
+//!   is 0; CRC-16/XMODEM of any run of zero bytes is 0. So zero bytes, the commonest damage
+//!   (a file system that zero-fills the blocks a crash left unwritten) and common inside
+//!   FlatBuffers, spell frames that verify. When resynchronising, salvage therefore does not
+//!   accept a frame whose checksum field and payload are all zeros; right after a kept frame
+//!   (and at the start of the input) it does, as readers and [`Recover`](crate::Recover) do.
 //! * **Frames inside payloads.** If a payload itself carries framed bytes, a resynchronisation
 //!   that lands inside that payload yields the inner frames: they verify like any other.
 //! * **Without a checksum there is nothing to verify.** Every offset whose length fits is
@@ -152,7 +158,10 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         self.pending.unwrap_or(self.pos)
     }
 
-    fn try_at(&self, at: usize) -> Try {
+    /// Tries the frame at `at`. When `resync` is set (`at` is not the start of the input nor
+    /// the end of a kept frame), a frame whose checksum field and payload are all zero bytes
+    /// is not accepted: see "Zero bytes" in the module docs.
+    fn try_at(&self, at: usize, resync: bool) -> Try {
         let rest = &self.bytes[at..];
         let offset = at as u64;
         let Ok(Parsed::Frame(span)) =
@@ -162,6 +171,9 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         };
         let (header, rest) = rest.split_at(span.header_len);
         let payload = &rest[..span.payload_len];
+        if resync && all_zero(&header[LEN_PREFIX_SIZE..]) && all_zero(payload) {
+            return Try::Nothing;
+        }
         match self
             .deframer
             .verify(&header[LEN_PREFIX_SIZE..], payload, offset)
@@ -179,8 +191,8 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     }
 
     /// Yields what was found at `at` and moves past it; `None` if nothing verifies there.
-    fn take_at(&mut self, at: usize) -> Option<Salvaged<'a>> {
-        match self.try_at(at) {
+    fn take_at(&mut self, at: usize, resync: bool) -> Option<Salvaged<'a>> {
+        match self.try_at(at, resync) {
             Try::Nothing => None,
             Try::Frame { header, len } => {
                 self.pos = at + len;
@@ -206,13 +218,13 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(at) = self.pending.take() {
-            return self.take_at(at);
+            return self.take_at(at, true);
         }
         let start = self.pos;
         if start >= self.bytes.len() {
             return None;
         }
-        if let Some(item) = self.take_at(start) {
+        if let Some(item) = self.take_at(start, false) {
             return Some(item);
         }
         // Resynchronise: the first later offset where a frame verifies. No frame is shorter
@@ -221,7 +233,7 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
         let last = self.bytes.len().saturating_sub(header_len);
         let mut at = start + 1;
         while at <= last {
-            if !matches!(self.try_at(at), Try::Nothing) {
+            if !matches!(self.try_at(at, true), Try::Nothing) {
                 // Verified again when yielded: one more checksum per resynchronisation, not
                 // per byte, and the iterator stays small and `Clone`.
                 self.pending = Some(at);
@@ -236,6 +248,10 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
             end: self.bytes.len(),
         })
     }
+}
+
+fn all_zero(bytes: &[u8]) -> bool {
+    bytes.iter().all(|&b| b == 0)
 }
 
 impl<D: Deframer> core::iter::FusedIterator for Salvage<'_, D> {}
