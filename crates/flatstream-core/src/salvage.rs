@@ -50,7 +50,8 @@
 //! * Frames and skipped ranges come in stream order and cover the input exactly, without gap or
 //!   overlap; a torn tail shows up as a final skipped range.
 //! * If the bytes from some offset `q` on are intact frames, and no earlier position inside the
-//!   damage happens to verify as a frame (see below), every frame from `q` on is yielded.
+//!   damage happens to verify as a frame (see below), every frame from `q` on is yielded, all-zero
+//!   frames excepted (see below).
 //!
 //! # What it cannot promise
 //!
@@ -59,12 +60,15 @@
 //!   CRC-32. Only offsets whose length field fits the bound and the data are candidates, so a
 //!   tight bound also means fewer false frames. A false frame that overlaps real ones hides
 //!   them. Prefer an 8-byte checksum for data you may need to salvage.
-//! * **Zero bytes.** The checksum of an empty payload is a constant, and for CRC-32 that constant
-//!   is 0; CRC-16/XMODEM of any run of zero bytes is 0. So zero bytes, the commonest damage
-//!   (a file system that zero-fills the blocks a crash left unwritten) and common inside
-//!   FlatBuffers, spell frames that verify. When resynchronising, salvage therefore does not
-//!   accept a frame whose checksum field and payload are all zeros; right after a kept frame
-//!   (and at the start of the input) it does, as readers and [`Recover`](crate::Recover) do.
+//! * **Zero bytes.** The checksum of an empty payload is a constant, and for CRC-32 and
+//!   CRC-32C that constant is 0; CRC-16/XMODEM of any run of zero bytes is 0. So zero bytes,
+//!   the commonest damage (a file system that zero-fills the blocks a crash left unwritten) and
+//!   common inside FlatBuffers, spell frames that verify. Salvage therefore never keeps a frame
+//!   whose checksum field and payload are all zeros: it reports it inside a skipped range. No
+//!   FlatBuffer is empty or all zeros (its first four bytes are the non-zero offset of its
+//!   root), so only raw payloads written with `write_payload` can be lost this way. Readers and
+//!   [`Recover`](crate::Recover), which must read every frame written, take such frames at face
+//!   value.
 //! * **Frames inside payloads.** If a payload itself carries framed bytes, a resynchronisation
 //!   that lands inside that payload yields the inner frames: they verify like any other.
 //! * **Without a checksum there is nothing to verify.** Every offset whose length fits is
@@ -136,6 +140,8 @@ enum Try {
     Nothing,
     /// A verified frame of `len` bytes whose payload starts `header` bytes in.
     Frame { header: usize, len: usize },
+    /// A verified frame whose checksum field and payload are all zero bytes: not accepted.
+    Zero,
     /// A whole, verified frame rejected for its content.
     Rejected { len: usize, error: Error },
 }
@@ -158,10 +164,8 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         self.pending.unwrap_or(self.pos)
     }
 
-    /// Tries the frame at `at`. When `resync` is set (`at` is not the start of the input nor
-    /// the end of a kept frame), a frame whose checksum field and payload are all zero bytes
-    /// is not accepted: see "Zero bytes" in the module docs.
-    fn try_at(&self, at: usize, resync: bool) -> Try {
+    /// Tries the frame at `at`.
+    fn try_at(&self, at: usize) -> Try {
         let rest = &self.bytes[at..];
         let offset = at as u64;
         let Ok(Parsed::Frame(span)) =
@@ -170,14 +174,10 @@ impl<'a, D: Deframer> Salvage<'a, D> {
             return Try::Nothing;
         };
         let (header, rest) = rest.split_at(span.header_len);
+        let checksum = &header[LEN_PREFIX_SIZE..];
         let payload = &rest[..span.payload_len];
-        if resync && all_zero(&header[LEN_PREFIX_SIZE..]) && all_zero(payload) {
-            return Try::Nothing;
-        }
-        match self
-            .deframer
-            .verify(&header[LEN_PREFIX_SIZE..], payload, offset)
-        {
+        match self.deframer.verify(checksum, payload, offset) {
+            Ok(()) if all_zero(checksum) && all_zero(payload) => Try::Zero,
             Ok(()) => Try::Frame {
                 header: span.header_len,
                 len: span.frame_len(),
@@ -190,26 +190,25 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         }
     }
 
-    /// Yields what was found at `at` and moves past it; `None` if nothing verifies there.
-    fn take_at(&mut self, at: usize, resync: bool) -> Option<Salvaged<'a>> {
-        match self.try_at(at, resync) {
-            Try::Nothing => None,
-            Try::Frame { header, len } => {
-                self.pos = at + len;
-                Some(Salvaged::Frame {
-                    offset: at,
-                    payload: &self.bytes[at + header..at + len],
-                })
-            }
+    /// Yields the frame at `at` and moves past it; `None` if no frame is accepted there.
+    fn take_at(&mut self, at: usize) -> Option<Salvaged<'a>> {
+        let (header, len) = match self.try_at(at) {
+            Try::Nothing | Try::Zero => return None,
+            Try::Frame { header, len } => (header, len),
             Try::Rejected { len, error } => {
                 self.pos = at + len;
-                Some(Salvaged::Rejected {
+                return Some(Salvaged::Rejected {
                     offset: at,
                     len,
                     error,
-                })
+                });
             }
-        }
+        };
+        self.pos = at + len;
+        Some(Salvaged::Frame {
+            offset: at,
+            payload: &self.bytes[at + header..at + len],
+        })
     }
 }
 
@@ -218,13 +217,13 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(at) = self.pending.take() {
-            return self.take_at(at, true);
+            return self.take_at(at);
         }
         let start = self.pos;
         if start >= self.bytes.len() {
             return None;
         }
-        if let Some(item) = self.take_at(start, false) {
+        if let Some(item) = self.take_at(start) {
             return Some(item);
         }
         // Resynchronise: the first later offset where a frame verifies. No frame is shorter
@@ -233,7 +232,7 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
         let last = self.bytes.len().saturating_sub(header_len);
         let mut at = start + 1;
         while at <= last {
-            if !matches!(self.try_at(at, true), Try::Nothing) {
+            if matches!(self.try_at(at), Try::Frame { .. } | Try::Rejected { .. }) {
                 // Verified again when yielded: one more checksum per resynchronisation, not
                 // per byte, and the iterator stays small and `Clone`.
                 self.pending = Some(at);
