@@ -162,9 +162,13 @@ impl ReclaimPolicy for ShrinkAbove {
 ///   replaced by one of `baseline` bytes. The payload has already been written by then.
 ///   `write_finished` and `write_payload` do not use the internal builder and are passed through.
 /// * **Reader**: after each payload, the policy sees its length; when it says so, the buffer is
-///   shrunk to `baseline` bytes (or to the unread bytes it holds, if more) at the start of the
-///   next read. A payload borrows the reader, so none can be alive then: reclamation never
-///   invalidates a payload you hold.
+///   shrunk to `baseline` bytes at the start of a later read: the first one at which the bytes
+///   already read ahead fit in the baseline (at the latest when the buffer runs low and would be
+///   refilled), so that a single reallocation takes it all the way down. A payload borrows the
+///   reader, so none can be alive then: reclamation never invalidates a payload you hold.
+///
+/// A reclamation costs one allocation of the baseline (the writer's next `write` also
+/// re-creates two small internal vectors of the builder); every other message costs none.
 ///
 /// ```
 /// use flatstream_adapters::{ReclaimExt, ShrinkAfter};
@@ -289,11 +293,12 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> Reclaiming<StreamReader<R, D>, P> {
     #[inline]
     pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
         if self.pending {
-            self.reclaim_now();
+            self.reclaim_pending();
         }
         let message = self.inner.read_message()?;
         if let Some(payload) = message {
-            self.pending = self.policy.after_message(payload.len());
+            // Stays pending until done: the policy answers `true` once per burst.
+            self.pending |= self.policy.after_message(payload.len());
         }
         Ok(message)
     }
@@ -320,12 +325,26 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> Reclaiming<StreamReader<R, D>, P> {
         }
     }
 
-    /// Shrinks the buffer to the policy's baseline now, if it is larger.
+    /// Shrinks the buffer to the policy's baseline now, if it is larger (but not below the
+    /// bytes read ahead and not yet consumed).
     #[cold]
     pub fn reclaim_now(&mut self) {
         self.pending = false;
         let baseline = self.policy.baseline();
         if self.inner.capacity() > baseline {
+            self.inner.shrink_to(baseline);
+        }
+    }
+
+    /// Shrinks once the bytes read ahead fit in the baseline, so that one reallocation takes
+    /// the buffer all the way down; until then, waits (checking costs no allocation).
+    #[cold]
+    fn reclaim_pending(&mut self) {
+        let baseline = self.policy.baseline();
+        if self.inner.capacity() <= baseline {
+            self.pending = false;
+        } else if self.inner.buffer().len() <= baseline {
+            self.pending = false;
             self.inner.shrink_to(baseline);
         }
     }

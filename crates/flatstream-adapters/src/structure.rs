@@ -215,6 +215,14 @@ fn builder_placed(table: usize, header: &Header) -> bool {
     header.vtable > table || table - header.vtable == header.vtable_len
 }
 
+/// A table whose header and fields have been checked.
+struct Table {
+    pos: usize,
+    vtable: usize,
+    vtable_len: usize,
+    size: usize,
+}
+
 struct Walk<'a> {
     buf: &'a [u8],
     opts: &'a VerifierOptions,
@@ -315,8 +323,6 @@ impl Walk<'_> {
             return fault(Kind::ObjectOutOfBounds, pos);
         }
         self.count(vtable_len + size, pos)?;
-        // Present fields' offsets, kept (up to `MAX_DESCENDED_FIELDS`) to find each one's width.
-        let mut fields = [0u16; MAX_DESCENDED_FIELDS];
         let mut present = 0;
         for entry in (vtable + 4..vtable + vtable_len).step_by(2) {
             // In bounds: the whole vtable was checked above.
@@ -327,21 +333,50 @@ impl Walk<'_> {
             if field < 4 || field >= size {
                 return fault(Kind::FieldOutsideTable, entry);
             }
+            present += 1;
+        }
+        if !self.descend || present == 0 {
+            return Ok(());
+        }
+        // Most tables have a few fields: sort their offsets in a small array.
+        let table = Table {
+            pos,
+            vtable,
+            vtable_len,
+            size,
+        };
+        if present <= 16 {
+            self.descend_into::<16>(&table, depth)
+        } else if present <= MAX_DESCENDED_FIELDS {
+            self.descend_into::<MAX_DESCENDED_FIELDS>(&table, depth)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Follows the references of a table whose fields were checked, at most `N` of them.
+    fn descend_into<const N: usize>(&mut self, table: &Table, depth: usize) -> Step {
+        let mut fields = [0u16; N];
+        let mut present = 0;
+        for entry in (table.vtable + 4..table.vtable + table.vtable_len).step_by(2) {
+            let field = self.u16_at(entry).unwrap_or(0);
+            if field == 0 {
+                continue;
+            }
             if let Some(slot) = fields.get_mut(present) {
                 // `field < size <= u16::MAX`.
                 *slot = u16::try_from(field).unwrap_or(u16::MAX);
+                present += 1;
             }
-            present += 1;
-        }
-        if !self.descend || present > MAX_DESCENDED_FIELDS {
-            return Ok(());
         }
         let fields = &mut fields[..present];
         fields.sort_unstable();
         for (i, &field) in fields.iter().enumerate() {
             let field = usize::from(field);
-            let end = fields.get(i + 1).map_or(size, |&next| usize::from(next));
-            let slot = pos + field;
+            let end = fields
+                .get(i + 1)
+                .map_or(table.size, |&next| usize::from(next));
+            let slot = table.pos + field;
             // 4 to 7 bytes: a 4-byte field and the alignment padding that may follow it.
             if (4..8).contains(&(end - field)) && slot % 4 == 0 {
                 self.reference(slot, depth)?;

@@ -21,6 +21,17 @@ use std::io::Read;
 /// }
 /// ```
 ///
+/// The implementing type is only a key: when the generated type lives in another crate (so the
+/// orphan rule forbids implementing this trait for it), implement it for a marker of your own:
+///
+/// ```
+/// struct Words; // reads payloads whose root is a string
+///
+/// impl flatstream_adapters::StreamDeserialize for Words {
+///     type Root<'buf> = &'buf str;
+/// }
+/// ```
+///
 /// `from_payload` verifies the payload with the FlatBuffers verifier before handing out the
 /// root: there is no unchecked path (see the [crate docs](crate#typed-reading) for why).
 pub trait StreamDeserialize {
