@@ -261,57 +261,72 @@ fn write_vectored_all<W: Write>(w: &mut W, header: &[u8], payload: &[u8]) {
     }
 }
 
-/// Does `write_vectored` pay? One frame (4-byte header + payload) per call, to a raw `File` and
-/// to a `BufWriter<File>` (64 KiB), written as two `write_all` calls or as vectored writes. The
-/// file is rewound every 64 MiB so it stays in the page cache.
+/// Writes one frame per iteration to `sink`, as two `write_all` calls (`two_writes/<sink>`) and
+/// as vectored writes (`vectored/<sink>`); `reset` runs every 64 MiB to bound the sink's size.
+fn bench_sink<W: Write>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    sink_name: &str,
+    sink: &mut W,
+    payload: &[u8],
+    mut reset: impl FnMut(&mut W),
+) {
+    let header = (payload.len() as u32).to_le_bytes();
+    for vectored in [false, true] {
+        let id = format!(
+            "{}/{sink_name}",
+            if vectored { "vectored" } else { "two_writes" }
+        );
+        let mut written = 0usize;
+        g.bench_function(id, |b| {
+            b.iter(|| {
+                if vectored {
+                    write_vectored_all(sink, &header, black_box(payload));
+                } else {
+                    sink.write_all(&header).unwrap();
+                    sink.write_all(black_box(payload)).unwrap();
+                }
+                written += payload.len() + 4;
+                if written > 64 << 20 {
+                    reset(sink);
+                    written = 0;
+                }
+            })
+        });
+    }
+}
+
+/// Does `write_vectored` pay? One frame (4-byte header + payload) per call, to a `Vec`, to a
+/// `BufWriter<File>` (64 KiB) and to a raw `File`, written as two `write_all` calls or as
+/// vectored writes. Files are rewound every 64 MiB so they stay in the page cache.
 fn vectored(c: &mut Criterion) {
-    let dir = std::env::temp_dir();
+    let path =
+        std::env::temp_dir().join(format!("flatstream-bench-vectored-{}", std::process::id()));
     for size in [256usize, 4096, 65536, 1 << 20] {
         let payload = vec![0x5Au8; size];
-        let header = (size as u32).to_le_bytes();
         let mut g = c.benchmark_group(format!("core/vectored/{size}"));
         g.throughput(Throughput::Bytes((size + 4) as u64));
-        for buffered in [false, true] {
-            let path = dir.join(format!("flatstream-bench-vectored-{}", std::process::id()));
-            let file = File::create(&path).unwrap();
-            let mut sink: Box<dyn Write> = if buffered {
-                Box::new(BufWriter::with_capacity(
-                    64 * 1024,
-                    file.try_clone().unwrap(),
-                ))
-            } else {
-                Box::new(file.try_clone().unwrap())
-            };
-            let sink_name = if buffered { "bufwriter" } else { "file" };
-            for vectored in [false, true] {
-                let id = format!(
-                    "{}/{sink_name}",
-                    if vectored { "vectored" } else { "two_writes" }
-                );
-                let mut written = 0usize;
-                g.bench_function(id, |b| {
-                    b.iter(|| {
-                        if vectored {
-                            write_vectored_all(&mut sink, &header, black_box(&payload));
-                        } else {
-                            sink.write_all(&header).unwrap();
-                            sink.write_all(black_box(&payload)).unwrap();
-                        }
-                        written += size + 4;
-                        if written > 64 << 20 {
-                            sink.flush().unwrap();
-                            file.set_len(0).unwrap();
-                            (&file).seek(SeekFrom::Start(0)).unwrap();
-                            written = 0;
-                        }
-                    })
-                });
-            }
-            drop(sink);
-            let _ = std::fs::remove_file(&path);
-        }
+
+        let mut vec = Vec::with_capacity(65 << 20);
+        bench_sink(&mut g, "vec", &mut vec, &payload, Vec::clear);
+
+        let file = File::create(&path).unwrap();
+        let rewind = |f: &File| {
+            f.set_len(0).unwrap();
+            let mut f = f;
+            f.seek(SeekFrom::Start(0)).unwrap();
+        };
+        let mut buffered = BufWriter::with_capacity(64 * 1024, file.try_clone().unwrap());
+        bench_sink(&mut g, "bufwriter", &mut buffered, &payload, |w| {
+            w.flush().unwrap();
+            rewind(w.get_ref());
+        });
+        drop(buffered);
+        let mut raw = file.try_clone().unwrap();
+        rewind(&raw);
+        bench_sink(&mut g, "file", &mut raw, &payload, |f| rewind(f));
         g.finish();
     }
+    let _ = std::fs::remove_file(&path);
 }
 
 fn benches(c: &mut Criterion) {
