@@ -10,10 +10,10 @@ static XMODEM: Crc<u16, Table<16>> = Crc::<u16, Table<16>>::new(&CRC_16_XMODEM);
 /// CRC-16/XMODEM (polynomial 0x1021, initial value 0, not reflected), in 2 bytes.
 ///
 /// The smallest field: 2 bytes per frame instead of 8. It has no hardware path: slicing-by-16
-/// tables (8 KiB) make it several times faster than the byte-at-a-time table FlatStream 0.2.x
-/// used, but it remains the slowest algorithm here on payloads past a few dozen bytes, and 16
+/// tables (8 KiB) make it 2.5 times as fast as the `crc` crate's byte-wise table on 24 bytes,
+/// and 10 times as fast from 256 bytes on, but it remains the slowest algorithm here, and 16
 /// bits catch fewer corruptions than 32 or 64. Choose it when 6 bytes per frame matter more
-/// than speed, or for interoperating with XMODEM-style tools.
+/// than speed, or to interoperate with XMODEM-style tools.
 ///
 /// ```
 /// use flatstream_checksum::{Checksum, Crc16};
