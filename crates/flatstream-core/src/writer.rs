@@ -34,8 +34,8 @@ const VECTORED_MIN_PAYLOAD: usize = 4096;
 /// # Errors and what reached the sink
 ///
 /// A payload over the bound, or rejected by the framer, is refused before any of its bytes are
-/// written. If the sink fails mid-frame, the frame is partly written: [`bytes_written`]
-/// (Self::bytes_written) counts exactly the bytes the sink accepted, so a journal can cut the
+/// written. If the sink fails mid-frame, the frame is partly written:
+/// [`bytes_written`](Self::bytes_written) counts exactly the bytes the sink accepted, so a journal can cut the
 /// torn frame off before appending again.
 ///
 /// ```
