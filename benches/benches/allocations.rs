@@ -1,13 +1,14 @@
 //! Allocations per message of every timed path, measured with a counting global allocator.
 //!
-//! For each benchmark id of the other suites this runs the same code once to warm it up, then
-//! once more while counting, and divides by the messages (frames) in that run. Timed code that
+//! For each benchmark id of the other suites this runs the same code three times to warm it up,
+//! then once more while counting, and divides by the messages (frames) in that run. Timed code that
 //! builds its reader or writer on every iteration (`read_path/reader-slice-new`, `file_io/*`)
 //! is counted the same way, setup included. The results go to
 //! `<target>/flatstream-bench/allocations.json`, where `cargo xtask bench-report` reads them.
 //!
-//! Not a criterion suite: it takes no time measurements. With `--test` (criterion's test mode,
-//! used by CI) the file I/O paths use a 4 MiB file instead of 256 MiB.
+//! Not a criterion suite: it takes no time measurements. In test mode (`--test`, or run by
+//! `cargo test` without `--bench`, as criterion does) the file I/O paths use a 4 MiB file
+//! instead of 256 MiB, and nothing is written.
 
 use flatstream::{DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamWriter};
 use flatstream_bench::alloc::{AllocStats, CountingAlloc, measure};
@@ -123,7 +124,9 @@ impl ChecksumVisitor for SweepSides<'_> {
 }
 
 fn main() -> std::io::Result<()> {
-    let test_mode = std::env::args().any(|a| a == "--test");
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not (criterion then tests).
+    let args: Vec<String> = std::env::args().collect();
+    let test_mode = args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench");
     let mut report = Report::default();
 
     // telemetry_cycle
@@ -235,11 +238,6 @@ fn main() -> std::io::Result<()> {
             v
         })
         .collect();
-    let doc = json!({ "test_mode": test_mode, "allocations": rows });
-    let dir = out_dir();
-    std::fs::create_dir_all(&dir)?;
-    let out = dir.join("allocations.json");
-    std::fs::write(&out, serde_json::to_string_pretty(&doc)? + "\n")?;
     for r in &report.rows {
         println!(
             "{:<48} {:>10.3} allocs/msg {:>12.1} B/msg",
@@ -248,6 +246,14 @@ fn main() -> std::io::Result<()> {
             r.stats.bytes as f64 / r.messages.max(1) as f64
         );
     }
+    if test_mode {
+        return Ok(());
+    }
+    let doc = json!({ "allocations": rows });
+    let dir = out_dir();
+    std::fs::create_dir_all(&dir)?;
+    let out = dir.join("allocations.json");
+    std::fs::write(&out, serde_json::to_string_pretty(&doc)? + "\n")?;
     println!("wrote {}", out.display());
     Ok(())
 }

@@ -253,8 +253,13 @@ fn doc(snap: &Snapshot) -> String {
          is the row's time over its baseline's (lower is faster). Allocation columns come from \
          the allocations suite (`–`: not measured there).\n\n",
     );
+    let mut last_config = None;
     for group in tables::ordered_groups(snap) {
-        s.push_str(&tables::section(snap, &group));
+        // The configured title and description once per configuration (`core/…` groups share).
+        let config = tables::config_of(&group).map(|c| c.group);
+        let intro = config.is_none() || config != last_config;
+        last_config = config;
+        s.push_str(&tables::section(snap, &group, intro));
     }
     s.push_str(REPRODUCE);
     s
@@ -570,7 +575,8 @@ mod tests {
     fn unknown_groups_compare_with_their_first_benchmark() {
         let doc = doc(&sample());
         let section = doc.split("### `mystery`").nth(1).unwrap();
-        assert!(section.contains("Compared with its first benchmark, `a`."));
+        assert!(section.contains("against the group's first benchmark in id order"));
+        assert!(section.contains("| time vs `a` |"));
         assert!(section.contains("| `b` | 20.0 ns ± 0.40 ns | 2.98 GiB/s | 2.00× |"));
     }
 

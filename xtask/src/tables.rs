@@ -21,8 +21,19 @@ pub(crate) struct GroupConfig {
     pub baseline: &'static str,
     /// What the parameter counts (`messages`, `payload bytes`, …).
     pub parameter: &'static str,
-    /// Show one matrix (rows: functions, columns: parameters) instead of a table per parameter.
-    pub matrix: bool,
+    /// How the group's benchmarks are laid out.
+    pub layout: Layout,
+}
+
+/// Table layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// One table per parameter value (a batch size, a payload size).
+    PerParameter,
+    /// One matrix of throughput: rows are functions, columns are parameter values.
+    Matrix,
+    /// One table of every `function/parameter`, for groups whose parameter is a variant name.
+    Flat,
 }
 
 /// The groups we know, in the order the report presents them.
@@ -34,7 +45,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             then finds every frame, decodes it safely and reads its three fields back.",
         baseline: "flatstream-none",
         parameter: "messages",
-        matrix: false,
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "telemetry_write",
@@ -42,7 +53,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         description: "Encode and frame every reading into a reused buffer.",
         baseline: "flatstream-none",
         parameter: "messages",
-        matrix: false,
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "telemetry_read",
@@ -50,7 +61,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         description: "Find every frame of the written buffer, decode it safely, read its fields.",
         baseline: "flatstream-none",
         parameter: "messages",
-        matrix: false,
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "read_path",
@@ -59,7 +70,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             payload's length and first byte are folded in, nothing is decoded.",
         baseline: "frames-slice",
         parameter: "frames",
-        matrix: false,
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "size_sweep",
@@ -69,7 +80,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             `memcpy` copies the same bytes once: the physical floor.",
         baseline: "memcpy",
         parameter: "payload bytes",
-        matrix: true,
+        layout: Layout::Matrix,
     },
     GroupConfig {
         group: "file_io",
@@ -78,7 +89,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             while it is still in the page cache; throughput counts file bytes.",
         baseline: "write-bufwriter",
         parameter: "payload bytes",
-        matrix: false,
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "core",
@@ -87,7 +98,16 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             frames the same bytes (no error handling beyond bounds).",
         baseline: "limit",
         parameter: "",
-        matrix: false,
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "core/vectored",
+        title: "Core: one write or two",
+        description: "Writing a frame's header and payload with one vectored write against two \
+            writes, into a `Vec`, a `BufWriter` and a raw `File`; throughput counts frame bytes.",
+        baseline: "two_writes",
+        parameter: "payload bytes",
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "checksum",
@@ -95,26 +115,31 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         description: "The checksum algorithms alone, and reading frames that carry them.",
         baseline: "none",
         parameter: "",
-        matrix: false,
+        layout: Layout::PerParameter,
     },
     GroupConfig {
         group: "adapters",
         title: "Adapters",
-        description: "Reader and writer adapters (bounds, observers, validation, reclaiming).",
-        baseline: "none",
+        description: "Reader and writer adapters (bounds, observers, validation, reclaiming), \
+            each against the bare reader or writer.",
+        baseline: "bare",
         parameter: "",
-        matrix: false,
+        layout: Layout::Flat,
     },
 ];
 
 /// The configuration of `group`: configured by exact id or prefix, or generic.
+/// The longest configured prefix wins (`core/vectored` over `core`).
 pub(crate) fn config_of(group: &str) -> Option<&'static GroupConfig> {
-    GROUPS.iter().find(|c| {
-        group == c.group
-            || group
-                .strip_prefix(c.group)
-                .is_some_and(|rest| rest.starts_with('/'))
-    })
+    GROUPS
+        .iter()
+        .filter(|c| {
+            group == c.group
+                || group
+                    .strip_prefix(c.group)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|c| c.group.len())
 }
 
 /// Group ids in report order: configured first (in [`GROUPS`] order), then the rest sorted.
@@ -155,27 +180,47 @@ fn op_of(function: &str) -> &str {
     function.rsplit_once('/').map_or("", |(op, _)| op)
 }
 
-/// The baseline of `row` among `rows`.
+/// The baseline of `row` among `rows`. With a configured baseline `B`, the first of these that
+/// exists: `op/B` (for `op/name` ids: `write/flatstream` against `write/limit`), `B/name`
+/// (`vectored/file` against `two_writes/file`), `B` itself, each with the row's parameter; then
+/// the row's function with parameter `B` (`write` of `observer` against `write` of `bare`).
+/// Without a configuration: the first row.
 pub(crate) fn baseline_of<'a>(
     row: &Bench,
     rows: &[&'a Bench],
     config: Option<&GroupConfig>,
 ) -> Option<&'a Bench> {
-    match config {
-        Some(c) => {
-            let op = op_of(&row.function);
-            let scoped = format!("{op}/{}", c.baseline);
-            rows.iter()
-                .find(|b| !op.is_empty() && b.function == scoped)
-                .or_else(|| rows.iter().find(|b| b.function == c.baseline))
-                .copied()
-        }
-        None => rows.first().copied(),
+    let Some(c) = config else {
+        return rows.first().copied();
+    };
+    let b = c.baseline;
+    let mut functions = Vec::new();
+    if let Some((op, name)) = row.function.rsplit_once('/') {
+        functions.push(format!("{op}/{b}"));
+        functions.push(format!("{b}/{name}"));
     }
+    functions.push(b.to_owned());
+    functions
+        .iter()
+        .find_map(|f| {
+            rows.iter()
+                .find(|x| &x.function == f && x.parameter == row.parameter)
+        })
+        .or_else(|| {
+            rows.iter()
+                .find(|x| x.function == row.function && x.parameter == b)
+        })
+        .copied()
 }
 
-/// Renders the section of `group`.
-pub(crate) fn section(snap: &Snapshot, group: &str) -> String {
+/// `config` if its baseline resolves for some row of `rows`, else `None` (compare with the
+/// first row, as for an unknown group).
+fn effective<'c>(rows: &[&Bench], config: Option<&'c GroupConfig>) -> Option<&'c GroupConfig> {
+    config.filter(|_| rows.iter().any(|r| baseline_of(r, rows, config).is_some()))
+}
+
+/// Renders the section of `group`; `intro` adds the configured title and description.
+pub(crate) fn section(snap: &Snapshot, group: &str, intro: bool) -> String {
     let config = config_of(group);
     let mut rows: Vec<&Bench> = snap.benches.iter().filter(|b| b.group == group).collect();
     // "First" is first in id order, so the choice does not depend on how the snapshot is sorted.
@@ -183,37 +228,41 @@ pub(crate) fn section(snap: &Snapshot, group: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### `{group}`\n");
     match config {
-        Some(c) => {
+        Some(c) if intro => {
             let _ = writeln!(out, "{}. {}\n", c.title, c.description);
         }
-        None => {
-            let _ = writeln!(
-                out,
-                "Compared with its first benchmark, `{}`.\n",
-                rows[0].function
-            );
-        }
+        Some(_) => {}
+        None => out.push_str("Each row against the group's first benchmark in id order.\n\n"),
     }
     let params = sorted_params(rows.iter().copied());
-    if config.is_some_and(|c| c.matrix) {
-        matrix(&mut out, snap, config, &rows, &params);
-    } else {
-        for p in &params {
-            let in_param: Vec<&Bench> =
-                rows.iter().copied().filter(|b| &b.parameter == p).collect();
-            table(&mut out, snap, config, &in_param, p);
+    match config.map_or(Layout::PerParameter, |c| c.layout) {
+        Layout::Matrix => matrix(&mut out, snap, config, &rows, &params),
+        Layout::Flat => table(&mut out, snap, config, &rows, None),
+        Layout::PerParameter => {
+            for p in &params {
+                let in_param: Vec<&Bench> =
+                    rows.iter().copied().filter(|b| &b.parameter == p).collect();
+                table(&mut out, snap, config, &in_param, Some(p));
+            }
         }
     }
     out
 }
 
 /// Rows ranked: by operation, then baseline first, then fastest first.
-fn ranked<'a>(rows: &[&'a Bench], config: Option<&GroupConfig>) -> Vec<&'a Bench> {
+fn ranked<'a>(rows: &[&'a Bench], config: Option<&GroupConfig>, flat: bool) -> Vec<&'a Bench> {
     let mut ranked = rows.to_vec();
     let is_base = |b: &Bench| baseline_of(b, rows, config).is_some_and(|x| x.id == b.id);
+    let op = |b: &'a Bench| {
+        if flat {
+            b.function.as_str()
+        } else {
+            op_of(&b.function)
+        }
+    };
     ranked.sort_by(|a, b| {
-        op_of(&a.function)
-            .cmp(op_of(&b.function))
+        op(a)
+            .cmp(op(b))
             .then(is_base(b).cmp(&is_base(a)))
             .then(per_unit(a).total_cmp(&per_unit(b)))
     });
@@ -225,25 +274,26 @@ fn per_unit(b: &Bench) -> f64 {
     b.ns / b.per_iteration() as f64
 }
 
+/// A table of `rows`: those of parameter `p`, or (`None`) all of a flat group.
 fn table(
     out: &mut String,
     snap: &Snapshot,
     config: Option<&GroupConfig>,
     rows: &[&Bench],
-    p: &str,
+    p: Option<&str>,
 ) {
-    if !p.is_empty() {
-        match config.map_or("", |c| c.parameter) {
-            "" => {
-                let _ = writeln!(out, "**{p}**\n");
-            }
-            what => {
-                let _ = writeln!(out, "**{} {what}**\n", thousands(p));
-            }
+    match (p, config.map_or("", |c| c.parameter)) {
+        (None | Some(""), _) => {}
+        (Some(p), "") => {
+            let _ = writeln!(out, "**{p}**\n");
+        }
+        (Some(p), what) => {
+            let _ = writeln!(out, "**{} {what}**\n", thousands(p));
         }
     }
+    let config = effective(rows, config);
     let with_allocs = rows.iter().any(|b| snap.alloc(&b.id).is_some());
-    let base_name = config.map_or_else(|| rows[0].function.clone(), |c| c.baseline.to_owned());
+    let base_name = config.map_or_else(|| label(rows[0], p.is_none()), |c| c.baseline.to_owned());
     let _ = write!(
         out,
         "| benchmark | time per iteration | throughput | time vs `{base_name}` |"
@@ -256,7 +306,7 @@ fn table(
         out.push_str("--:|--:|");
     }
     out.push('\n');
-    for b in ranked(rows, config) {
+    for b in ranked(rows, config, p.is_none()) {
         let ratio = match baseline_of(b, rows, config) {
             Some(base) if base.id == b.id => "**1.00** (baseline)".to_owned(),
             Some(base) => format!("{:.2}×", b.ns / base.ns),
@@ -265,7 +315,7 @@ fn table(
         let _ = write!(
             out,
             "| `{}` | {} ± {} | {} | {ratio} |",
-            b.function,
+            label(b, p.is_none()),
             time(b.ns),
             time((b.ns_upper - b.ns_lower) / 2.0),
             rate(b)
@@ -282,6 +332,15 @@ fn table(
         out.push('\n');
     }
     out.push('\n');
+}
+
+/// How a row is named: its function, or `function/parameter` in a flat table.
+fn label(b: &Bench, flat: bool) -> String {
+    if flat && !b.parameter.is_empty() {
+        format!("{}/{}", b.function, b.parameter)
+    } else {
+        b.function.clone()
+    }
 }
 
 fn matrix(
@@ -307,7 +366,7 @@ fn matrix(
     out.push('\n');
     let functions: BTreeSet<&str> = rows.iter().map(|b| b.function.as_str()).collect();
     let mut functions: Vec<&str> = functions.into_iter().collect();
-    // Baseline first, then by operation and name.
+    // Baseline first, then by operation, no checksum first within an operation.
     functions.sort_by_key(|f| (*f != base, op_name_key(f)));
     let with_allocs = rows
         .iter()
@@ -333,15 +392,15 @@ fn matrix(
     }
     out.push('\n');
     if !with_allocs && rows.iter().any(|b| snap.alloc(&b.id).is_some()) {
-        out.push_str("No path in this table allocates per message (allocations suite).\n\n");
+        out.push_str("No path in this table allocates (allocations suite).\n\n");
     }
 }
 
-/// Sort key `(name part, op part)` so `write-none`, `read-none` keep checksum order stable.
-fn op_name_key(f: &str) -> (String, String) {
+/// Sort key of `op-name` ids: by operation, `none` first, then by name.
+fn op_name_key(f: &str) -> (&str, bool, &str) {
     match f.split_once('-') {
-        Some((op, name)) => (op.to_owned(), name.to_owned()),
-        None => (f.to_owned(), String::new()),
+        Some((op, name)) => (op, name != "none", name),
+        None => (f, false, ""),
     }
 }
 
