@@ -1,56 +1,4 @@
 //! Recovery: find where the intact part of a stream ends, and cut a torn tail off a journal.
-//!
-//! A process that appends frames to a file and crashes can leave the last frame half written.
-//! [`Recover::scan`] walks the frames from the start and reports how many are intact, the
-//! offset just past the last one ([`Recovery::valid_len`]), and how the stream ended
-//! ([`StreamEnd`]). [`Recover::repair_file`] does the same over a file and truncates it to that
-//! offset, byte-exact, so that the journal can be reopened and appended to.
-//!
-//! ```text
-//!  frame 0      frame 1      frame 2 (torn)
-//! +-----------+------------+--------+
-//! | hdr | pay | hdr | pay  | hdr | p|   <- the writer died here
-//! +-----------+------------+--------+
-//!                          ^ valid_len        ^ scanned
-//! after repair_file: the file is valid_len bytes long and ends with frame 1
-//! ```
-//!
-//! ```
-//! use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, StreamEnd, StreamWriter};
-//!
-//! let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
-//! writer.write(&"first")?;
-//! writer.write(&"second")?;
-//! let mut bytes = writer.into_inner();
-//! let intact = bytes.len();
-//! bytes.extend_from_slice(&[200, 0, 0, 0, 1, 2, 3]); // a frame cut short by a crash
-//!
-//! let recovery = Recover::new(DefaultDeframer).scan(&bytes);
-//! assert_eq!(recovery.frames, 2);
-//! assert_eq!(recovery.valid_len, intact as u64);
-//! assert!(matches!(recovery.end, StreamEnd::TornTail { needed: 204, present: 7 }));
-//! # Ok::<(), flatstream_core::Error>(())
-//! ```
-//!
-//! # What a scan cannot tell apart
-//!
-//! The stream records neither where frames start nor whether the writer finished, so some
-//! damage looks exactly like some other damage:
-//!
-//! * **A corrupt length that points past the end looks like a torn tail**, with or without a
-//!   checksum: the checksum covers the payload, and the payload is not all there to check.
-//!   Only a length over the bound is recognised as corrupt.
-//! * **Without a checksum, corruption inside a payload is invisible**, and a corrupt length that
-//!   stays inside the data shifts every later frame boundary: the scan then reads payload bytes
-//!   as headers and may report anything, including a clean end. Only a checksum detects it.
-//! * **Zeros look like empty frames.** A length of 0 with no checksum is a valid empty frame, and
-//!   so is a length of 0 with a CRC-32 or CRC-16 of 0 (the checksum of no bytes). A file whose
-//!   tail was zero-filled by the file system after a crash scans as a run of empty frames with
-//!   those framings. XXH3-64 of no bytes is not 0, so that framing reports the zeros as corrupt.
-//! * **A frame rejected by a validating deframer is intact**: its boundaries are known, so the
-//!   scan counts it in [`Recovery::rejected`] and goes on.
-//!
-//! To keep the intact frames that follow a corrupt one, use [`Salvage`](crate::Salvage).
 
 use crate::error::Error;
 use crate::frame::DEFAULT_MAX_FRAME_LEN;
@@ -108,8 +56,59 @@ impl Recovery {
     }
 }
 
-/// Scans streams for their intact prefix. See the [module docs](self) for an example and for
-/// what a scan cannot tell apart.
+/// Finds where the intact part of a stream ends, and cuts a torn tail off a journal.
+///
+/// A process that appends frames to a file and crashes can leave the last frame half written.
+/// [`Recover::scan`] walks the frames from the start and reports how many are intact, the
+/// offset just past the last one ([`Recovery::valid_len`]), and how the stream ended
+/// ([`StreamEnd`]). [`Recover::repair_file`] does the same over a file and truncates it to that
+/// offset, byte-exact, so that the journal can be reopened and appended to.
+///
+/// ```text
+///  frame 0      frame 1      frame 2 (torn)
+/// +-----------+------------+--------+
+/// | hdr | pay | hdr | pay  | hdr | p|   <- the writer died here
+/// +-----------+------------+--------+
+///                          ^ valid_len        ^ scanned
+/// after repair_file: the file is valid_len bytes long and ends with frame 1
+/// ```
+///
+/// ```
+/// use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, StreamEnd, StreamWriter};
+///
+/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+/// writer.write(&"first")?;
+/// writer.write(&"second")?;
+/// let mut bytes = writer.into_inner();
+/// let intact = bytes.len();
+/// bytes.extend_from_slice(&[200, 0, 0, 0, 1, 2, 3]); // a frame cut short by a crash
+///
+/// let recovery = Recover::new(DefaultDeframer).scan(&bytes);
+/// assert_eq!(recovery.frames, 2);
+/// assert_eq!(recovery.valid_len, intact as u64);
+/// assert!(matches!(recovery.end, StreamEnd::TornTail { needed: 204, present: 7 }));
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+///
+/// # What a scan cannot tell apart
+///
+/// The stream records neither where frames start nor whether the writer finished, so some
+/// damage looks exactly like some other damage:
+///
+/// * **A corrupt length that points past the end looks like a torn tail**, with or without a
+///   checksum: the checksum covers the payload, and the payload is not all there to check.
+///   Only a length over the bound is recognised as corrupt.
+/// * **Without a checksum, corruption inside a payload is invisible**, and a corrupt length that
+///   stays inside the data shifts every later frame boundary: the scan then reads payload bytes
+///   as headers and may report anything, including a clean end. Only a checksum detects it.
+/// * **Zeros look like empty frames.** A length of 0 with no checksum is a valid empty frame, and
+///   so is a length of 0 with a CRC-32 or CRC-16 of 0 (the checksum of no bytes). A file whose
+///   tail was zero-filled by the file system after a crash scans as a run of empty frames with
+///   those framings. XXH3-64 of no bytes is not 0, so that framing reports the zeros as corrupt.
+/// * **A frame rejected by a validating deframer is intact**: its boundaries are known, so the
+///   scan counts it in [`Recovery::rejected`] and goes on.
+///
+/// To keep the intact frames that follow a corrupt one, use [`Salvage`](crate::Salvage).
 ///
 /// A scan does one pass and costs what reading the stream costs: each frame's checksum is
 /// computed once. It allocates nothing over a slice.

@@ -1,92 +1,4 @@
 //! Salvage: keep every intact frame of a damaged checksummed stream, skipping the damage.
-//!
-//! [`Recover`](crate::Recover) stops at the first corrupt frame. [`Salvage`] goes on: it
-//! skips the damaged bytes and resynchronises on the next position where a frame's length fits
-//! the bound and the data, and its checksum verifies. It yields, in stream order, every frame
-//! it keeps and every byte range it skipped, which together cover the input exactly once.
-//!
-//! ```text
-//! +-------+-------+~~~~~~~~~~~~~~~+-------+-------+
-//! | frame | frame | damaged bytes | frame | frame |
-//! +-------+-------+~~~~~~~~~~~~~~~+-------+-------+
-//!  Frame   Frame   Skipped{start,  Frame   Frame
-//!                          end}
-//! ```
-//!
-//! ```
-//! use flatstream_core::{Checksum, ChecksumDeframer, ChecksumFramer, Salvage, Salvaged, StreamWriter};
-//! # struct Fnv32;
-//! # impl Checksum for Fnv32 {
-//! #     fn size(&self) -> usize { 4 }
-//! #     fn calculate(&self, p: &[u8]) -> u64 {
-//! #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()
-//! #     }
-//! # }
-//!
-//! let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
-//! for word in ["one", "two", "three"] {
-//!     writer.write_payload(word.as_bytes())?;
-//! }
-//! let mut bytes = writer.into_inner();
-//! bytes[13] ^= 0xFF; // damage the second frame's payload
-//!
-//! let mut kept = Vec::new();
-//! let mut skipped = Vec::new();
-//! for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32), 1024) {
-//!     match item {
-//!         Salvaged::Frame { payload, .. } => kept.push(payload),
-//!         Salvaged::Skipped { start, end } => skipped.push(start..end),
-//!         _ => {} // Salvaged::Rejected: only validating deframers reject frames
-//!     }
-//! }
-//! assert_eq!(kept, [&b"one"[..], b"three"]);
-//! assert_eq!(skipped, [11..22]);
-//! # Ok::<(), flatstream_core::Error>(())
-//! ```
-//!
-//! # What it promises
-//!
-//! * Every [`Salvaged::Frame`] has a length within the bound and a checksum that verifies.
-//! * Frames and skipped ranges come in stream order and cover the input exactly, without gap or
-//!   overlap; a torn tail shows up as a final skipped range.
-//! * If the bytes from some offset `q` on are intact frames, and no earlier position inside the
-//!   damage happens to verify as a frame (see below), every frame from `q` on is yielded, all-zero
-//!   frames excepted (see below).
-//!
-//! # What it cannot promise
-//!
-//! * **A checksum can verify by chance.** A `C`-byte checksum lets a random candidate through
-//!   with probability about 2<sup>-8C</sup>: one in 65,536 for CRC-16, one in 4 billion for
-//!   CRC-32. Only offsets whose length field fits the bound and the data are candidates, so a
-//!   tight bound also means fewer false frames. A false frame that overlaps real ones hides
-//!   them. Prefer an 8-byte checksum for data you may need to salvage.
-//! * **Zero bytes.** The checksum of an empty payload is a constant, and for CRC-32 and
-//!   CRC-32C that constant is 0; CRC-16/XMODEM of any run of zero bytes is 0. So zero bytes,
-//!   the commonest damage (a file system that zero-fills the blocks a crash left unwritten) and
-//!   common inside FlatBuffers, spell frames that verify. Salvage therefore never keeps a frame
-//!   whose checksum field and payload are all zeros: it reports it inside a skipped range. No
-//!   FlatBuffer is empty or all zeros (its first four bytes are the non-zero offset of its
-//!   root), so only raw payloads written with `write_payload` can be lost this way. Readers and
-//!   [`Recover`](crate::Recover), which must read every frame written, take such frames at face
-//!   value.
-//! * **Frames inside payloads.** If a payload itself carries framed bytes, a resynchronisation
-//!   that lands inside that payload yields the inner frames: they verify like any other.
-//! * **Without a checksum there is nothing to verify.** Every offset whose length fits is
-//!   accepted, so after damage the frames yielded are whatever the bytes happen to spell; only
-//!   lengths over the bound and the end of the data are detected. Use salvage only on
-//!   checksummed streams; for the others, [`Recover`](crate::Recover) finds the intact prefix.
-//!
-//! # Work bound
-//!
-//! Each offset inside a skipped range is tried once. A try reads the header (constant work)
-//! and, only if the declared length is at most `max_frame_len` and the payload is all present,
-//! computes one checksum over it. Skipping `g` bytes of an `n`-byte input therefore costs at most
-//! `g × min(max_frame_len, n)` checksummed bytes: linear in the damage for a fixed bound, but
-//! quadratic if the bound is as large as the input. **Pass the bound your writer used**, not
-//! the 2 GiB default of the reader. On random bytes a length fits a bound `M` with probability
-//! `M / 2^32`, so the expected cost is far lower (about `M² / 2^33` bytes per offset: half a
-//! byte for `M` = 64 KiB); the bound matters for hostile input. `docs/robustness.md` has
-//! measurements.
 
 use crate::error::Error;
 use crate::frame::{LEN_PREFIX_SIZE, Parsed, parse_header};
@@ -122,8 +34,95 @@ pub enum Salvaged<'a> {
     },
 }
 
-/// Iterates over the intact frames of a damaged stream, skipping what does not verify. See the
-/// [module docs](self) for what it promises and what it costs.
+/// Iterates over every intact frame of a damaged checksummed stream, skipping the damage.
+///
+/// [`Recover`](crate::Recover) stops at the first corrupt frame. [`Salvage`] goes on: it
+/// skips the damaged bytes and resynchronises on the next position where a frame's length fits
+/// the bound and the data, and its checksum verifies. It yields, in stream order, every frame
+/// it keeps and every byte range it skipped, which together cover the input exactly once.
+///
+/// ```text
+/// +-------+-------+~~~~~~~~~~~~~~~+-------+-------+
+/// | frame | frame | damaged bytes | frame | frame |
+/// +-------+-------+~~~~~~~~~~~~~~~+-------+-------+
+///  Frame   Frame   Skipped{start,  Frame   Frame
+///                          end}
+/// ```
+///
+/// ```
+/// use flatstream_core::{Checksum, ChecksumDeframer, ChecksumFramer, Salvage, Salvaged, StreamWriter};
+/// # struct Fnv32;
+/// # impl Checksum for Fnv32 {
+/// #     fn size(&self) -> usize { 4 }
+/// #     fn calculate(&self, p: &[u8]) -> u64 {
+/// #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()
+/// #     }
+/// # }
+///
+/// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
+/// for word in ["one", "two", "three"] {
+///     writer.write_payload(word.as_bytes())?;
+/// }
+/// let mut bytes = writer.into_inner();
+/// bytes[13] ^= 0xFF; // damage the second frame's payload
+///
+/// let mut kept = Vec::new();
+/// let mut skipped = Vec::new();
+/// for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32), 1024) {
+///     match item {
+///         Salvaged::Frame { payload, .. } => kept.push(payload),
+///         Salvaged::Skipped { start, end } => skipped.push(start..end),
+///         _ => {} // Salvaged::Rejected: only validating deframers reject frames
+///     }
+/// }
+/// assert_eq!(kept, [&b"one"[..], b"three"]);
+/// assert_eq!(skipped, [11..22]);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+///
+/// # What it promises
+///
+/// * Every [`Salvaged::Frame`] has a length within the bound and a checksum that verifies.
+/// * Frames and skipped ranges come in stream order and cover the input exactly, without gap or
+///   overlap; a torn tail shows up as a final skipped range.
+/// * If the bytes from some offset `q` on are intact frames, and no earlier position inside the
+///   damage happens to verify as a frame (see below), every frame from `q` on is yielded, all-zero
+///   frames excepted (see below).
+///
+/// # What it cannot promise
+///
+/// * **A checksum can verify by chance.** A `C`-byte checksum lets a random candidate through
+///   with probability about 2<sup>-8C</sup>: one in 65,536 for CRC-16, one in 4 billion for
+///   CRC-32. Only offsets whose length field fits the bound and the data are candidates, so a
+///   tight bound also means fewer false frames. A false frame that overlaps real ones hides
+///   them. Prefer an 8-byte checksum for data you may need to salvage.
+/// * **Zero bytes.** The checksum of an empty payload is a constant, and for CRC-32 and
+///   CRC-32C that constant is 0; CRC-16/XMODEM of any run of zero bytes is 0. So zero bytes,
+///   the commonest damage (a file system that zero-fills the blocks a crash left unwritten) and
+///   common inside FlatBuffers, spell frames that verify. Salvage therefore never keeps a frame
+///   whose checksum field and payload are all zeros: it reports it inside a skipped range. No
+///   FlatBuffer is empty or all zeros (its first four bytes are the non-zero offset of its
+///   root), so only raw payloads written with `write_payload` can be lost this way. Readers and
+///   [`Recover`](crate::Recover), which must read every frame written, take such frames at face
+///   value.
+/// * **Frames inside payloads.** If a payload itself carries framed bytes, a resynchronisation
+///   that lands inside that payload yields the inner frames: they verify like any other.
+/// * **Without a checksum there is nothing to verify.** Every offset whose length fits is
+///   accepted, so after damage the frames yielded are whatever the bytes happen to spell; only
+///   lengths over the bound and the end of the data are detected. Use salvage only on
+///   checksummed streams; for the others, [`Recover`](crate::Recover) finds the intact prefix.
+///
+/// # Work bound
+///
+/// Each offset inside a skipped range is tried once. A try reads the header (constant work)
+/// and, only if the declared length is at most `max_frame_len` and the payload is all present,
+/// computes one checksum over it. Skipping `g` bytes of an `n`-byte input therefore costs at most
+/// `g × min(max_frame_len, n)` checksummed bytes: linear in the damage for a fixed bound, but
+/// quadratic if the bound is as large as the input. **Pass the bound your writer used**, not
+/// the 2 GiB default of the reader. On random bytes a length fits a bound `M` with probability
+/// `M / 2^32`, so the expected cost is far lower (about `M² / 2^33` bytes per offset: half a
+/// byte for `M` = 64 KiB); the bound matters for hostile input. `docs/robustness.md` has
+/// measurements.
 #[derive(Debug, Clone)]
 pub struct Salvage<'a, D> {
     bytes: &'a [u8],
@@ -148,7 +147,7 @@ enum Try {
 
 impl<'a, D: Deframer> Salvage<'a, D> {
     /// Salvages `bytes`, framed as `deframer` expects, accepting payloads up to
-    /// `max_frame_len` bytes. The bound also bounds the work: see the [module docs](self).
+    /// `max_frame_len` bytes. The bound also bounds the work: see [`Salvage`].
     pub fn new(bytes: &'a [u8], deframer: D, max_frame_len: usize) -> Self {
         Salvage {
             bytes,
