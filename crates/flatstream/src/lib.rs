@@ -45,6 +45,9 @@
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
 //!   [`ChecksumDeframer`] with a [`Checksum`] from [`checksum`].
 //! - Adapters ([`adapters`]): bounds, observers, validation, typed reading, buffer reclamation.
+//! - After a crash or damage: [`Recover`] finds the intact prefix of a stream and repairs a
+//!   journal with a torn tail; [`Salvage`] keeps every intact frame of a damaged checksummed
+//!   stream, skipping the damage (see `docs/robustness.md`).
 //! - Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
 //!
 //! # Features
