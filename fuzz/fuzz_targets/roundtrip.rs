@@ -42,8 +42,12 @@ fn check<F: Framer + Copy, D: Deframer + Copy>(
 fuzz_target!(|input: (u8, u16, Vec<u8>, Vec<Vec<u8>>)| {
     let (width, limit, schedule, messages) = input;
     let schedule = &schedule[..schedule.len().min(8)];
-    check(&messages, DefaultFramer, DefaultDeframer, schedule, limit);
-    let hashed = Cell::new(0);
-    let (framer, deframer) = checksummed(width, &hashed);
-    check(&messages, framer, &deframer, schedule, limit);
+    // One framing per input: the default one for a fifth of the inputs, a checksum otherwise.
+    if width % 5 == 4 {
+        check(&messages, DefaultFramer, DefaultDeframer, schedule, limit);
+    } else {
+        let hashed = Cell::new(0);
+        let (framer, deframer) = checksummed(width, &hashed);
+        check(&messages, framer, &deframer, schedule, limit);
+    }
 });
