@@ -99,6 +99,16 @@ impl ChecksumVisitor for TelemetrySides<'_> {
     }
 }
 
+/// A cycle whose side is created inside the counted run.
+fn cold<C: Cycle>(report: &mut Report, id: &str, make: impl Fn() -> C, rs: &[Reading]) {
+    let expected = Totals::of(rs);
+    report.measure(format!("telemetry_cold/{id}/{}", rs.len()), || {
+        let got = make().cycle(rs);
+        assert!(got.matches(&expected));
+        got.count
+    });
+}
+
 struct SweepSides<'a> {
     report: &'a mut Report,
     payload: &'a [u8],
@@ -161,6 +171,25 @@ fn main() -> std::io::Result<()> {
             &rs,
         );
     }
+
+    // telemetry_cold: the state is created inside the counted run.
+    let rs = readings(100);
+    cold(
+        &mut report,
+        "flatstream-none",
+        || FlatstreamCycle::new(DefaultFramer, DefaultDeframer),
+        &rs,
+    );
+    cold(
+        &mut report,
+        "flatstream-frames-none",
+        || FlatstreamSliceCycle::new(DefaultFramer, DefaultDeframer),
+        &rs,
+    );
+    cold(&mut report, "bincode", BincodeCycle::default, &rs);
+    cold(&mut report, "serde_json", JsonCycle::default, &rs);
+    cold(&mut report, "prost", ProstCycle::default, &rs);
+    cold(&mut report, "tokio-codec", CodecCycle::default, &rs);
 
     // read_path
     let bytes = telemetry_stream(100, DefaultFramer);

@@ -2,7 +2,8 @@
 //! serde_json, prost and tokio-util's `LengthDelimitedCodec`, on 100 and 100 000 messages.
 //!
 //! Ids: `telemetry_cycle/<side>/<messages>`, and `telemetry_write/<side>/100000` and
-//! `telemetry_read/<side>/100000` for the two halves of the cycle. What each side does per message is documented in
+//! `telemetry_read/<side>/100000` for the two halves of the cycle, and
+//! `telemetry_cold/<side>/100` for a cycle that creates its state anew each time. What each side does per message is documented in
 //! `flatstream_bench::cycle`; every side frames every message and reads every field back, and
 //! the result is checked against the readings before timing starts.
 
@@ -98,6 +99,46 @@ fn telemetry_split(c: &mut Criterion) {
     }
 }
 
+/// One cold cycle: the side's state (writer, reader, buffers, builder, codec) is created anew
+/// on every iteration, as for a short-lived connection.
+fn cold<C: Cycle>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    make: impl Fn() -> C,
+    rs: &[Reading],
+) {
+    let expected = Totals::of(rs);
+    assert!(make().cycle(rs).matches(&expected), "{id}");
+    group.bench_with_input(BenchmarkId::new(id, rs.len()), rs, |b, rs| {
+        b.iter(|| black_box(make().cycle(black_box(rs))));
+    });
+}
+
+/// The cycle of 100 messages with fresh state each time.
+fn telemetry_cold(c: &mut Criterion) {
+    let rs = readings(100);
+    let mut group = c.benchmark_group("telemetry_cold");
+    group.throughput(Throughput::Elements(rs.len() as u64));
+    let g = &mut group;
+    cold(
+        g,
+        "flatstream-none",
+        || FlatstreamCycle::new(DefaultFramer, DefaultDeframer),
+        &rs,
+    );
+    cold(
+        g,
+        "flatstream-frames-none",
+        || FlatstreamSliceCycle::new(DefaultFramer, DefaultDeframer),
+        &rs,
+    );
+    cold(g, "bincode", BincodeCycle::default, &rs);
+    cold(g, "serde_json", JsonCycle::default, &rs);
+    cold(g, "prost", ProstCycle::default, &rs);
+    cold(g, "tokio-codec", CodecCycle::default, &rs);
+    group.finish();
+}
+
 fn telemetry_cycle(c: &mut Criterion) {
     let mut group = c.benchmark_group("telemetry_cycle");
     for n in SIZES {
@@ -119,5 +160,5 @@ fn telemetry_cycle(c: &mut Criterion) {
     group.finish();
 }
 
-criterion::criterion_group!(benches, telemetry_cycle, telemetry_split);
+criterion::criterion_group!(benches, telemetry_cycle, telemetry_split, telemetry_cold);
 criterion::criterion_main!(benches);

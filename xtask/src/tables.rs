@@ -64,6 +64,16 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "telemetry_cold",
+        title: "Telemetry: a cold cycle",
+        description: "The same cycle of 100 messages, but each side creates its state (writer, \
+            reader, buffers, builder, codec) on every iteration, as a short-lived connection \
+            would; allocations include that setup.",
+        baseline: "flatstream-none",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "read_path",
         title: "Read path: where the frames come from",
         description: "100 prewritten telemetry frames (no checksum), framing only: each \
