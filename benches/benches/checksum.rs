@@ -14,6 +14,8 @@
 //! - `checksum/read_telemetry/<alg>/slice` and `/reader_slice`: the same 100 frames holding
 //!   `Reading` FlatBuffers (`flatstream_bench::telemetry`), each verified and decoded with
 //!   `flatbuffers::root::<Telemetry>` and its value summed: what a telemetry reader does.
+//! - `checksum/read_24B/any_<alg>/…` and `checksum/read_telemetry/any_<alg>/…`: the same reads
+//!   with the algorithm chosen at run time (`AnyChecksum`), for `xxhash64` and `crc32`.
 //! - `checksum/framed_1MiB/<alg>`: `Frames` over one frame with a 1 MiB payload, to compare with
 //!   `checksum/raw/<alg>/1048576`.
 //!
@@ -27,8 +29,8 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use flatstream::{
-    Checksum, ChecksumDeframer, ChecksumFramer, Crc16, Crc32, Crc32c, DefaultFramer, Frames,
-    NoChecksum, StreamReader, StreamWriter, XxHash64,
+    AnyChecksum, Checksum, ChecksumDeframer, ChecksumFramer, Crc16, Crc32, Crc32c, DefaultFramer,
+    Frames, NoChecksum, StreamReader, StreamWriter, XxHash64,
 };
 use flatstream_bench::telemetry::{Reading, Telemetry};
 use std::hint::black_box;
@@ -193,6 +195,9 @@ fn read(c: &mut Criterion) {
     read_for(c, "crc32", Crc32::new());
     read_for(c, "crc32c", Crc32c::new());
     read_for(c, "crc16", Crc16::new());
+    // The algorithm chosen at run time, for tools: the same frames through `AnyChecksum`.
+    read_for(c, "any_xxhash64", AnyChecksum::from(XxHash64::new()));
+    read_for(c, "any_crc32", AnyChecksum::from(Crc32::new()));
 }
 
 fn framed_for<C: Checksum + Copy>(c: &mut Criterion, name: &str, checksum: C) {

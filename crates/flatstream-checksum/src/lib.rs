@@ -84,7 +84,8 @@
 //! # Choosing at run time
 //!
 //! [`AnyChecksum`] is one type for every enabled algorithm, built from a [`ChecksumKind`]
-//! parsed from a name:
+//! parsed from a name (it costs a few nanoseconds per frame over a static type;
+//! [`ChecksumKind::dispatch`] runs generic code with the static type instead):
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -132,7 +133,7 @@ pub use crc32::Crc32;
 #[cfg_attr(docsrs, doc(cfg(feature = "crc32c")))]
 pub use crc32c::Crc32c;
 pub use flatstream_core::{Checksum, NoChecksum};
-pub use kind::{AnyChecksum, ChecksumKind, ChecksumKindError};
+pub use kind::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
 #[cfg(feature = "xxhash")]
 #[cfg_attr(docsrs, doc(cfg(feature = "xxhash")))]
 pub use xxhash::XxHash64;

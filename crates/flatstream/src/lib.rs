@@ -90,7 +90,7 @@ pub use flatstream_checksum::Crc32;
 pub use flatstream_checksum::Crc32c;
 #[cfg(feature = "xxhash")]
 pub use flatstream_checksum::XxHash64;
-pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError};
+pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
 pub use flatstream_core::*;
 
 /// The Rust examples of README.md, compiled and run as doctests.
