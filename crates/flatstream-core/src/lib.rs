@@ -77,6 +77,8 @@ pub use reader::{IntoControlFlow, Messages, StreamReader};
 #[cfg(feature = "std")]
 pub use recovery::Truncate;
 pub use recovery::{Recover, Recovery, StreamEnd};
+#[cfg(feature = "std")]
+pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
 #[cfg(feature = "std")]
