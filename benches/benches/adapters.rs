@@ -43,67 +43,107 @@ fn stream() -> Vec<u8> {
 
 /// Writes the payload `FRAMES` times through a 64 KiB `BufWriter` (the usual setup for small
 /// messages) in front of a sink that discards the bytes.
+///
+/// `user` is called with the payload after each write: the work a caller would do without an
+/// observer, to compare with one.
 fn bench_write<F: Framer>(
     c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     id: &str,
     framer: F,
+    user: impl Fn(&[u8]),
 ) {
     let payload = payload();
     let sink = BufWriter::with_capacity(64 * 1024, io::sink());
     let mut w = StreamWriter::new(sink, framer);
     c.bench_function(BenchmarkId::new("write", id), |b| {
-        b.iter(|| {
-            for _ in 0..FRAMES {
-                w.write_payload(black_box(&payload)).unwrap();
-            }
-            w.flush().unwrap();
-            black_box(w.bytes_written())
-        });
+        b.iter(|| write_round(&mut w, &payload, &user));
     });
 }
 
 /// Reads the `FRAMES`-frame stream from a rewound `Cursor`, folding in each payload's length.
+///
+/// `user` is called with each payload, as in [`bench_write`].
 fn bench_read<D: Deframer>(
     c: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     id: &str,
     deframer: D,
+    user: impl Fn(&[u8]),
 ) {
     let mut r = StreamReader::new(Cursor::new(stream()), deframer);
     c.bench_function(BenchmarkId::new("read", id), |b| {
-        b.iter(|| {
-            r.get_mut().set_position(0);
-            let mut total = 0usize;
-            while let Some(p) = r.read_message().unwrap() {
-                total += p.len();
-            }
-            black_box(total)
-        });
+        b.iter(|| read_round(&mut r, &user));
     });
+}
+
+/// One iteration of a write benchmark: `FRAMES` frames, then a flush.
+///
+/// Not inlined, so that each variant is one symbol: `valgrind --tool=callgrind` on a
+/// `--profile-time` run gives its instructions per call, hence per frame, whatever the load on
+/// the machine.
+#[inline(never)]
+fn write_round<F: Framer>(
+    w: &mut StreamWriter<BufWriter<io::Sink>, F>,
+    payload: &[u8],
+    user: &impl Fn(&[u8]),
+) -> u64 {
+    for _ in 0..FRAMES {
+        w.write_payload(black_box(payload)).unwrap();
+        user(payload);
+    }
+    w.flush().unwrap();
+    black_box(w.bytes_written())
+}
+
+/// One iteration of a read benchmark: the whole stream from a rewound `Cursor` (not inlined,
+/// as [`write_round`]).
+#[inline(never)]
+fn read_round<D: Deframer>(
+    r: &mut StreamReader<Cursor<Vec<u8>>, D>,
+    user: &impl Fn(&[u8]),
+) -> usize {
+    r.get_mut().set_position(0);
+    let mut total = 0usize;
+    while let Some(p) = r.read_message().unwrap() {
+        total += p.len();
+        user(p);
+    }
+    black_box(total)
 }
 
 fn framers(c: &mut Criterion) {
     let seen = Cell::new(0u64);
     let observe = |p: &[u8]| seen.set(seen.get() + p.len() as u64);
+    let nothing = |_: &[u8]| {};
     let mut group = c.benchmark_group("adapters");
     group.throughput(Throughput::Elements(FRAMES));
 
-    bench_write(&mut group, "bare", DefaultFramer);
-    bench_write(&mut group, "bounded", DefaultFramer.bounded(1024));
-    bench_write(&mut group, "observer", DefaultFramer.observed(observe));
+    bench_write(&mut group, "bare", DefaultFramer, nothing);
+    // The observer's work done by the caller instead: the baseline for `observer`.
+    bench_write(&mut group, "bare-tally", DefaultFramer, observe);
+    bench_write(&mut group, "bounded", DefaultFramer.bounded(1024), nothing);
+    bench_write(
+        &mut group,
+        "observer",
+        DefaultFramer.observed(observe),
+        nothing,
+    );
     bench_write(
         &mut group,
         "validator-size",
         DefaultFramer.validated(SizeValidator::new(8, 1024)),
+        nothing,
     );
     bench_write(
         &mut group,
         "validator-structural",
         DefaultFramer.validated(StructuralValidator::new()),
+        nothing,
     );
     bench_write(
         &mut group,
         "validator-typed",
         DefaultFramer.validated(TypedValidator::<Telemetry<'_>>::new()),
+        nothing,
     );
     bench_write(
         &mut group,
@@ -112,6 +152,7 @@ fn framers(c: &mut Criterion) {
             .validated(SizeValidator::new(8, 1024))
             .observed(observe)
             .bounded(1024),
+        nothing,
     );
     bench_write(
         &mut group,
@@ -120,25 +161,40 @@ fn framers(c: &mut Criterion) {
             .validated(StructuralValidator::new())
             .observed(observe)
             .bounded(1024),
+        nothing,
     );
 
-    bench_read(&mut group, "bare", DefaultDeframer);
-    bench_read(&mut group, "bounded", DefaultDeframer.bounded(1024));
-    bench_read(&mut group, "observer", DefaultDeframer.observed(observe));
+    bench_read(&mut group, "bare", DefaultDeframer, nothing);
+    bench_read(&mut group, "bare-tally", DefaultDeframer, observe);
+    bench_read(
+        &mut group,
+        "bounded",
+        DefaultDeframer.bounded(1024),
+        nothing,
+    );
+    bench_read(
+        &mut group,
+        "observer",
+        DefaultDeframer.observed(observe),
+        nothing,
+    );
     bench_read(
         &mut group,
         "validator-size",
         DefaultDeframer.validated(SizeValidator::new(8, 1024)),
+        nothing,
     );
     bench_read(
         &mut group,
         "validator-structural",
         DefaultDeframer.validated(StructuralValidator::new()),
+        nothing,
     );
     bench_read(
         &mut group,
         "validator-typed",
         DefaultDeframer.validated(TypedValidator::<Telemetry<'_>>::new()),
+        nothing,
     );
     bench_read(
         &mut group,
@@ -147,6 +203,7 @@ fn framers(c: &mut Criterion) {
             .bounded(1024)
             .validated(SizeValidator::new(8, 1024))
             .observed(observe),
+        nothing,
     );
     bench_read(
         &mut group,
@@ -155,6 +212,7 @@ fn framers(c: &mut Criterion) {
             .bounded(1024)
             .validated(StructuralValidator::new())
             .observed(observe),
+        nothing,
     );
 
     // Typed reading: each payload verified and decoded as `Telemetry`, against reading the

@@ -96,13 +96,10 @@ impl<D: Deframer> Deframer for BoundedDeframer<D> {
         self.max.min(self.inner.max_payload_len())
     }
 
+    /// Delegates: the bound was enforced from the length prefix, through
+    /// [`max_payload_len`](Deframer::max_payload_len), before the payload was read.
     #[inline]
     fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
-        // Readers never get here with a longer payload (they check `max_payload_len` first);
-        // the check keeps the bound for callers that verify frames themselves.
-        if payload.len() > self.max {
-            return Err(too_large(offset, payload.len(), self.max));
-        }
         self.inner.verify(checksum, payload, offset)
     }
 }
