@@ -216,7 +216,11 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(at) = self.pending.take() {
-            return self.take_at(at);
+            // Verified a moment ago; a deframer that changes its mind falls through to a fresh
+            // try at the same offset.
+            if let Some(item) = self.take_at(at) {
+                return Some(item);
+            }
         }
         let start = self.pos;
         if start >= self.bytes.len() {
