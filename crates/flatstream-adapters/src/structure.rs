@@ -324,14 +324,15 @@ impl Walk<'_> {
         }
         self.count(vtable_len + size, pos)?;
         let mut present = 0;
-        for entry in (vtable + 4..vtable + vtable_len).step_by(2) {
-            // In bounds: the whole vtable was checked above.
-            let field = self.u16_at(entry).unwrap_or(0);
+        // In bounds: the whole vtable was checked above.
+        let entries = self.buf.get(vtable + 4..vtable + vtable_len).unwrap_or(&[]);
+        for (i, entry) in entries.chunks_exact(2).enumerate() {
+            let field = usize::from(u16::from_le_bytes([entry[0], entry[1]]));
             if field == 0 {
                 continue;
             }
             if field < 4 || field >= size {
-                return fault(Kind::FieldOutsideTable, entry);
+                return fault(Kind::FieldOutsideTable, vtable + 4 + 2 * i);
             }
             present += 1;
         }
@@ -358,14 +359,17 @@ impl Walk<'_> {
     fn descend_into<const N: usize>(&mut self, table: &Table, depth: usize) -> Step {
         let mut fields = [0u16; N];
         let mut present = 0;
-        for entry in (table.vtable + 4..table.vtable + table.vtable_len).step_by(2) {
-            let field = self.u16_at(entry).unwrap_or(0);
+        let entries = self
+            .buf
+            .get(table.vtable + 4..table.vtable + table.vtable_len)
+            .unwrap_or(&[]);
+        for entry in entries.chunks_exact(2) {
+            let field = u16::from_le_bytes([entry[0], entry[1]]);
             if field == 0 {
                 continue;
             }
             if let Some(slot) = fields.get_mut(present) {
-                // `field < size <= u16::MAX`.
-                *slot = u16::try_from(field).unwrap_or(u16::MAX);
+                *slot = field;
                 present += 1;
             }
         }
