@@ -86,11 +86,17 @@ fn bench_report(root: &Path, args: &[String]) -> Result<()> {
     } else {
         let target = target_dir(root);
         let mode = if quick { "quick" } else { "full" };
+        let load_before = snapshot::load_average();
         let command = snapshot::run_suites(root, &target, quick)?;
-        let snap = snapshot::collect(root, &target, mode, &command)?;
+        let mut snap = snapshot::collect(root, &target, mode, &command)?;
+        snap.load = format!(
+            "{load_before} at the start, {} at the end",
+            snapshot::load_average()
+        );
         let text = snapshot::to_json(&snap);
         report_write(root, snapshot::SNAPSHOT_PATH, &text)?;
-        snap
+        // Render from what was written (figures rounded as stored), so `--check` agrees.
+        snapshot::load(&snapshot_path)?
     };
     for (path, text) in render::render_all(root, &snap)? {
         report_write(root, &path, &text)?;

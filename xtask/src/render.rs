@@ -249,6 +249,14 @@ fn doc(snap: &Snapshot) -> String {
     let _ = writeln!(s, "| CPU | {} ({} cores available) |", snap.cpu, snap.cores);
     let _ = writeln!(s, "| OS | {} |", snap.os);
     let _ = writeln!(s, "| toolchain | {} |", snap.rustc);
+    if !snap.load.is_empty() {
+        let _ = writeln!(
+            s,
+            "| load average (1, 5, 15 min) | {} (on {} cores: above {} the benchmarks shared \
+             the CPU) |",
+            snap.load, snap.cores, snap.cores
+        );
+    }
     let _ = writeln!(s, "| commit | `{}` |", snap.commit);
     let _ = writeln!(s, "| date | {} |", snap.date);
     let _ = writeln!(s, "| mode | {} (`{}`) |\n", snap.mode, snap.command);
@@ -513,6 +521,7 @@ mod tests {
             cores: 2,
             os: "linux x86_64".into(),
             rustc: "rustc 1.0.0".into(),
+            load: String::new(),
             commit: "0123456789ab".into(),
             date: "2026-01-01 00:00 UTC".into(),
             mode: "quick".into(),

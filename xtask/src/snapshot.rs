@@ -69,6 +69,8 @@ pub(crate) struct Snapshot {
     pub cores: u64,
     pub os: String,
     pub rustc: String,
+    /// The load average (1, 5 and 15 minutes) when the run started and ended.
+    pub load: String,
     pub commit: String,
     pub date: String,
     /// `quick` or `full`.
@@ -169,6 +171,7 @@ pub(crate) fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> 
                 .map_or_else(|_| "unknown".to_owned(), |s| s.trim().to_owned())
         ),
         rustc: command_output(root, "rustc", &["-V"]).unwrap_or_else(|| "unknown".to_owned()),
+        load: String::new(),
         commit: command_output(root, "git", &["rev-parse", "--short=12", "HEAD"])
             .unwrap_or_else(|| "unknown".to_owned()),
         date: utc_now(),
@@ -283,6 +286,7 @@ pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
         cores: m["cores"].as_u64()?,
         os: s(&m["os"])?,
         rustc: s(&m["rustc"])?,
+        load: s(&m["load_average"]).unwrap_or_default(),
         commit: s(&v["commit"])?,
         date: s(&v["date"])?,
         mode: s(&v["mode"])?,
@@ -325,7 +329,10 @@ pub(crate) fn to_json(snap: &Snapshot) -> String {
         .collect();
     let doc = json!({
         "generated_by": "cargo xtask bench-report",
-        "machine": {"cpu": snap.cpu, "cores": snap.cores, "os": snap.os, "rustc": snap.rustc},
+        "machine": {
+            "cpu": snap.cpu, "cores": snap.cores, "os": snap.os, "rustc": snap.rustc,
+            "load_average": snap.load,
+        },
         "commit": snap.commit,
         "date": snap.date,
         "mode": snap.mode,
@@ -339,6 +346,14 @@ pub(crate) fn to_json(snap: &Snapshot) -> String {
 /// Three decimals of a nanosecond are more than criterion can resolve.
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// The 1, 5 and 15-minute load averages, as `/proc/loadavg` gives them.
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 fn cpu_model() -> String {
@@ -394,6 +409,40 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snapshot_survives_its_json() {
+        let snap = Snapshot {
+            cpu: "cpu".into(),
+            cores: 2,
+            os: "os".into(),
+            rustc: "rustc".into(),
+            load: "1.00 2.00 3.00 at the start, 1.50 2.00 3.00 at the end".into(),
+            commit: "abc".into(),
+            date: "2026-01-01 00:00 UTC".into(),
+            mode: "quick".into(),
+            command: "cargo bench".into(),
+            benches: vec![Bench {
+                id: "g/f/1".into(),
+                group: "g".into(),
+                function: "f".into(),
+                parameter: "1".into(),
+                ns: 1.5,
+                ns_lower: 1.25,
+                ns_upper: 1.75,
+                throughput: Some(Throughput::Bytes(64)),
+            }],
+            allocs: vec![Alloc {
+                id: "g/f/1".into(),
+                messages: 3,
+                allocations: 1,
+                bytes: 8,
+                wire_bytes: Some(12),
+            }],
+        };
+        let back = from_json(&serde_json::from_str(&to_json(&snap)).unwrap()).unwrap();
+        assert_eq!(back, snap);
+    }
 
     #[test]
     fn civil_dates() {
