@@ -7,6 +7,7 @@
 //! * `flatc`: regenerates `examples/generated/telemetry_generated.rs` with flatc 25.12.19.
 
 mod flatc;
+mod prose;
 mod render;
 mod snapshot;
 mod svg;
