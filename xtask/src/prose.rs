@@ -28,9 +28,10 @@ global allocator of `benches/benches/allocations.rs`: each path runs three times
 steady state, then once counting; the count is divided by the messages (frames) of that run. \
 Paths that create their reader or writer per iteration (`read_path/reader-slice-new`, \
 `file_io/*`) include that setup, exactly as timed.
-* **Warm, not cold.** Buffers are reused and files are in the page cache: these are steady-state \
-figures. The cold costs measured are the creation of a reader per batch \
-(`read_path/reader-slice-new`) and creating and truncating the file on every `file_io` write. \
+* **Warm and cold.** Most figures are steady state: buffers are reused and files are in the page \
+cache. The cold costs measured are `telemetry_cold` (every side creates its writer, reader, \
+buffers and codec on every iteration), a reader created per batch \
+(`read_path/reader-slice-new`), and creating and truncating the file on every `file_io` write. \
 A cold page cache (reading from the disk) is not measured: dropping the cache needs privileges \
 the benchmark does not use.
 * **Quick mode** (`--quick`) uses 0.5 s of warm-up and 1 s of measurement per benchmark instead \
