@@ -3,6 +3,8 @@
 //! of one `Reading` each (a 48-byte FlatBuffer); typed reading; reclamation policies; and the
 //! structural validator per KiB of nested payload.
 //!
+//! The one `unsafe` block here calls `process_typed_unchecked` on the stream the bench wrote.
+//!
 //! Ids: `adapters/write/<variant>`, `adapters/read/<variant>`, `adapters/reclaim/<side>-<policy>`,
 //! `adapters/structural/<KiB>`.
 
@@ -11,7 +13,7 @@ use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use flatstream::{
     DefaultDeframer, DefaultFramer, Deframer, DeframerExt, Framer, FramerExt, NoReclaim,
     ReclaimExt, ShrinkAfter, SizeValidator, StreamReader, StreamSerialize, StreamWriter,
-    StructuralValidator, TypedReaderExt, TypedValidator, Validator,
+    StructuralValidator, TypedReaderExt, TypedValidator, UncheckedReaderExt, Validator,
 };
 use flatstream_bench::telemetry::{Reading, Telemetry};
 use std::cell::Cell;
@@ -227,6 +229,24 @@ fn framers(c: &mut Criterion) {
                 Ok(())
             })
             .unwrap();
+            black_box(sum)
+        });
+    });
+    // The same without verification (the `unchecked` feature): what verification costs.
+    group.bench_function(BenchmarkId::new("read", "typed-unchecked"), |b| {
+        b.iter(|| {
+            r.get_mut().set_position(0);
+            let mut sum = 0u64;
+            // SAFETY: the stream was written above by `stream()`, every frame a `Telemetry`
+            // built by the generated code.
+            #[allow(unsafe_code)]
+            let read = unsafe {
+                r.process_typed_unchecked::<TelemetryRoot, _, _>(|t| {
+                    sum = sum.wrapping_add(t.device_id());
+                    Ok(())
+                })
+            };
+            read.unwrap();
             black_box(sum)
         });
     });

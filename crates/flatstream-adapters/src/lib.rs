@@ -88,21 +88,25 @@
 //! [`TypedReaderExt`] hands out payloads as flatc-generated types, verified first with the
 //! FlatBuffers verifier and configurable [`VerifierOptions`](flatbuffers::VerifierOptions).
 //! Implement [`StreamDeserialize`] for a generated table with [`stream_deserialize!`].
-//! There is no unchecked path: `flatbuffers::root_unchecked` is an `unsafe fn` and unsafe code is
-//! denied in flatstream; it would only be offered behind an explicit opt-in if a benchmark showed
-//! it pays, which on telemetry-sized messages it has not (see the `adapters` benchmark suite).
+//!
+//! Verification is most of the cost of reading a small message (see `adapters/read/typed` in
+//! the benchmarks). For streams you wrote and trust, the `unchecked` feature adds
+//! `UncheckedReaderExt::process_typed_unchecked`, an `unsafe fn` that skips it: calling it on a
+//! payload that is not a valid root is undefined behaviour, so it must never see untrusted data.
+//! It is the only `unsafe` code in this crate, in one module.
 //!
 //! # Features
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
 //! | `std` | yes | typed reading, reclaiming writers and readers | no |
+//! | `unchecked` | no | typed reading without verification (`unsafe`, trusted data only) | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the framer and deframer
 //! adapters, the validators and the reclamation policies.
 
 #![cfg_attr(not(test), no_std)]
-#![forbid(unsafe_code)]
+#![cfg_attr(not(feature = "unchecked"), forbid(unsafe_code))]
 #![warn(clippy::cast_possible_truncation)]
 
 extern crate alloc;
@@ -116,6 +120,8 @@ mod reclaim;
 mod structure;
 #[cfg(feature = "std")]
 mod typed;
+#[cfg(feature = "unchecked")]
+mod unchecked;
 mod validate;
 
 pub use bounded::{BoundedDeframer, BoundedFramer};
@@ -127,6 +133,8 @@ pub use reclaim::{ReclaimExt, Reclaiming};
 pub use structure::StructuralValidator;
 #[cfg(feature = "std")]
 pub use typed::{MessageReader, StreamDeserialize, TypedMessages, TypedReaderExt};
+#[cfg(feature = "unchecked")]
+pub use unchecked::UncheckedReaderExt;
 pub use validate::{
     NoValidator, SizeValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
 };

@@ -60,6 +60,7 @@
 //! | `crc16` | no | [`Crc16`](checksum) (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
 //! | `crc32c` | no | [`Crc32c`](checksum) (CRC-32C, 4 bytes) | only in streams framed with it |
 //! | `all_checksums` | no | all four | only in streams framed with them |
+//! | `unchecked` | no | [`UncheckedReaderExt`](adapters): typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, header encoding and
 //! parsing, [`Frames`], and the errors. Embedded builds that want the least code can depend on
@@ -71,6 +72,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use flatstream_adapters as adapters;
+#[cfg(feature = "unchecked")]
+pub use flatstream_adapters::UncheckedReaderExt;
 pub use flatstream_adapters::{
     BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoReclaim, NoValidator,
     ObserverDeframer, ObserverFramer, ReclaimPolicy, ShrinkAbove, ShrinkAfter, SizeValidator,
