@@ -201,3 +201,40 @@ fn without_a_checksum_a_corrupt_length_pointing_past_the_end_is_a_torn_tail() {
         StreamEnd::Corrupt(Error::FrameTooLarge { offset: 7, .. })
     ));
 }
+
+/// The first input the `salvage` fuzz target failed on (`fuzz/`; the target's own invariant was
+/// wrong, not salvage): a stream that reads cleanly without a checksum and starts with an empty
+/// frame, which salvage skips, after which, with nothing to verify, it resynchronises on
+/// whatever the bytes spell. What must hold: no panic, and items in order covering the input
+/// exactly, the first a skip over the empty frame.
+#[test]
+fn fuzz_regression_salvage_of_a_clean_unchecksummed_stream_with_empty_frames() {
+    let input = include_bytes!("fuzz-regressions/salvage-clean-stream-with-empty-frames.bin");
+    let data = &input[2..]; // the target's first two bytes pick the framing and the bound
+    let read: Vec<&[u8]> = flatstream_core::Frames::new(data, DefaultDeframer)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert!(read[0].is_empty());
+
+    let mut pos = 0;
+    let mut items = 0;
+    for item in Salvage::new(data, DefaultDeframer, flatstream_core::DEFAULT_MAX_FRAME_LEN) {
+        match item {
+            Salvaged::Frame { offset, payload } => {
+                assert_eq!(offset, pos);
+                pos = offset + 4 + payload.len();
+            }
+            Salvaged::Skipped { start, end } => {
+                assert_eq!(start, pos);
+                assert!(end > start);
+                if items == 0 {
+                    assert_eq!(start, 0, "the empty frame is skipped");
+                }
+                pos = end;
+            }
+            other => panic!("{other:?}"),
+        }
+        items += 1;
+    }
+    assert_eq!(pos, data.len());
+}
