@@ -117,10 +117,19 @@ impl core::fmt::Debug for FrameHeader {
 /// Bytes past the eighth are ignored.
 #[inline]
 pub fn read_checksum(field: &[u8]) -> u64 {
-    let mut bytes = [0u8; 8];
-    let n = field.len().min(8);
-    bytes[..n].copy_from_slice(&field[..n]);
-    u64::from_le_bytes(bytes)
+    // The widths in use get fixed-size loads; a width only known at run time would otherwise
+    // cost a call to `memcpy` per frame.
+    match *field {
+        [] => 0,
+        [a, b] => u64::from(u16::from_le_bytes([a, b])),
+        [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
+        [a, b, c, d, e, f, g, h, ..] => u64::from_le_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
+            let mut bytes = [0u8; 8];
+            bytes[..field.len()].copy_from_slice(field);
+            u64::from_le_bytes(bytes)
+        }
+    }
 }
 
 /// Keeps the low `size` bytes of a checksum value: what a `size`-byte field can hold.
@@ -260,6 +269,12 @@ mod tests {
     fn checksum_helpers() {
         assert_eq!(read_checksum(&[]), 0);
         assert_eq!(read_checksum(&[0x34, 0x12]), 0x1234);
+        assert_eq!(read_checksum(&[1, 2, 3]), 0x03_0201);
+        assert_eq!(read_checksum(&[4, 3, 2, 1]), 0x0102_0304);
+        assert_eq!(
+            read_checksum(&[1, 0, 0, 0, 0, 0, 0, 0x80, 0xFF]),
+            0x8000_0000_0000_0001
+        );
         assert_eq!(truncate_checksum(0x1234_5678, 2), 0x5678);
         assert_eq!(truncate_checksum(u64::MAX, 8), u64::MAX);
         assert_eq!(truncate_checksum(u64::MAX, 0), 0);
