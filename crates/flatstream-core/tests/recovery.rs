@@ -217,8 +217,13 @@ fn fuzz_regression_salvage_of_a_clean_unchecksummed_stream_with_empty_frames() {
     assert!(read[0].is_empty());
 
     let mut pos = 0;
-    let mut items = 0;
-    for item in Salvage::new(data, DefaultDeframer, flatstream_core::DEFAULT_MAX_FRAME_LEN) {
+    for (items, item) in Salvage::new(
+        data,
+        DefaultDeframer,
+        flatstream_core::DEFAULT_MAX_FRAME_LEN,
+    )
+    .enumerate()
+    {
         match item {
             Salvaged::Frame { offset, payload } => {
                 assert_eq!(offset, pos);
@@ -234,7 +239,6 @@ fn fuzz_regression_salvage_of_a_clean_unchecksummed_stream_with_empty_frames() {
             }
             other => panic!("{other:?}"),
         }
-        items += 1;
     }
     assert_eq!(pos, data.len());
 }
