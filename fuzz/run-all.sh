@@ -37,7 +37,8 @@ for target in "${targets[@]}"; do
     if ! cargo fuzz run "${flags[@]}" "$target" "corpus/$target" -- \
         "${limits[@]}" -malloc_limit_mb=64 -rss_limit_mb=2048 -print_final_stats=1 \
         >"$log" 2>&1; then
-        tail -n 40 "$log"
+        grep -m 1 -A 12 'panicked' "$log" || true
+        tail -n 25 "$log"
         echo "fuzz target $target failed" >&2
         exit 1
     fi
