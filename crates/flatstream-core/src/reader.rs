@@ -90,6 +90,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// A reader with an initial buffer of `capacity` bytes (at least 16). The buffer is
     /// allocated on the first read.
     pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
+        let max_frame_len = DEFAULT_MAX_FRAME_LEN.min(deframer.max_payload_len());
         StreamReader {
             source,
             deframer,
@@ -98,14 +99,15 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             end: 0,
             offset: 0,
             capacity: capacity.max(16),
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            // The deframer's own bound is taken in once, here and in `with_max_frame_len`.
+            max_frame_len,
         }
     }
 
     /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is buffered.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max;
+        self.max_frame_len = max.min(self.deframer.max_payload_len());
         self
     }
 
@@ -207,7 +209,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     #[inline]
     fn next_frame(&mut self) -> Result<Option<(usize, usize)>> {
         let available = &self.buf[self.pos..self.end];
-        let max = self.max_frame_len.min(self.deframer.max_payload_len());
+        let max = self.max_frame_len;
         let Some(span) = complete_frame(available, self.deframer.checksum_size(), max) else {
             return self.next_frame_slow();
         };
