@@ -69,8 +69,9 @@ impl Recovery {
 /// +-----------+------------+--------+
 /// | hdr | pay | hdr | pay  | hdr | p|   <- the writer died here
 /// +-----------+------------+--------+
-///                          ^ valid_len        ^ scanned
-/// after repair_file: the file is valid_len bytes long and ends with frame 1
+///                          ^        ^
+///                          |        scanned: the end of the data
+///                          valid_len: repair_file truncates the file here
 /// ```
 ///
 /// ```
@@ -102,7 +103,7 @@ impl Recovery {
 ///   stays inside the data shifts every later frame boundary: the scan then reads payload bytes
 ///   as headers and may report anything, including a clean end. Only a checksum detects it.
 /// * **Zeros look like empty frames.** A length of 0 with no checksum is a valid empty frame, and
-///   so is a length of 0 with a CRC-32 or CRC-16 of 0 (the checksum of no bytes). A file whose
+///   so is a length of 0 with a CRC-32, CRC-32C or CRC-16 of 0 (the checksum of no bytes). A file whose
 ///   tail was zero-filled by the file system after a crash scans as a run of empty frames with
 ///   those framings. XXH3-64 of no bytes is not 0, so that framing reports the zeros as corrupt.
 /// * **A frame rejected by a validating deframer is intact**: its boundaries are known, so the
