@@ -128,7 +128,7 @@ fn headline_table(s: &mut String, snap: &Snapshot, rows: &[&Bench]) {
     for b in rows {
         let ratio = match base {
             Some(x) if x.id == b.id => "**1.00**".to_owned(),
-            Some(x) => format!("{:.2}×", b.ns / x.ns),
+            Some(x) => format!("{}×", tables::ratio(b.ns / x.ns)),
             None => "–".to_owned(),
         };
         let alloc = snap.alloc(&b.id);
@@ -159,7 +159,13 @@ fn verdict(snap: &Snapshot, rows: &[&Bench]) -> String {
     let behind: Vec<String> = rows
         .iter()
         .filter(|b| b.ns > fs.ns && !b.function.starts_with("flatstream"))
-        .map(|b| format!("`{}` ({:.2}× the time)", b.function, b.ns / fs.ns))
+        .map(|b| {
+            format!(
+                "`{}` ({}× the time)",
+                b.function,
+                tables::ratio(b.ns / fs.ns)
+            )
+        })
         .collect();
     let mut s = String::new();
     if ahead.is_empty() {
@@ -167,7 +173,13 @@ fn verdict(snap: &Snapshot, rows: &[&Bench]) -> String {
     } else {
         let names: Vec<String> = ahead
             .iter()
-            .map(|b| format!("`{}` ({:.2}× the time)", b.function, b.ns / fs.ns))
+            .map(|b| {
+                format!(
+                    "`{}` ({}× the time)",
+                    b.function,
+                    tables::ratio(b.ns / fs.ns)
+                )
+            })
             .collect();
         let _ = write!(
             s,
