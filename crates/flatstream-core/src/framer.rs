@@ -25,8 +25,8 @@ pub trait Deframer {
     fn checksum_size(&self) -> usize;
 
     /// The largest payload this deframer accepts. Readers compare the declared length with it
-    /// (and with their own bound) before allocating anything for the frame. Readers and
-    /// [`Frames`](crate::Frames) read it once, when they are created or given a bound.
+    /// (and with their own bound) before allocating anything for the frame. A `StreamReader`
+    /// reads it once, when it is created or given a bound.
     #[inline]
     fn max_payload_len(&self) -> usize {
         usize::MAX

@@ -39,20 +39,18 @@ pub struct Frames<'a, D> {
 impl<'a, D: Deframer> Frames<'a, D> {
     /// Iterates over the frames in `bytes`, read with `deframer`.
     pub fn new(bytes: &'a [u8], deframer: D) -> Self {
-        let max_frame_len = DEFAULT_MAX_FRAME_LEN.min(deframer.max_payload_len());
         Frames {
             rest: bytes,
             failed: None,
             len: bytes.len(),
             deframer,
-            // The deframer's own bound is taken in once, here and in `with_max_frame_len`.
-            max_frame_len,
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
         }
     }
 
     /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`]).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max.min(self.deframer.max_payload_len());
+        self.max_frame_len = max;
         self
     }
 
@@ -107,7 +105,7 @@ impl<'a, D: Deframer> Iterator for Frames<'a, D> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let max = self.max_frame_len;
+        let max = self.max_frame_len.min(self.deframer.max_payload_len());
         let Some(span) = complete_frame(self.rest, self.deframer.checksum_size(), max) else {
             return self.advance_slow();
         };
