@@ -35,7 +35,9 @@
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, header
 //! encoding and parsing ([`FrameHeader`], [`parse_header`]), the [`Frames`] iterator over a byte
-//! slice, and the [`Error`] type.
+//! slice, torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte
+//! slices, and the [`Error`] type. With `std`, recovery also scans readers and repairs journal
+//! files in place.
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
