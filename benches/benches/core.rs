@@ -148,6 +148,7 @@ fn flatstream_write(writer: &mut StreamWriter<Vec<u8>, DefaultFramer>, payloads:
     }
 }
 
+#[inline(never)]
 fn read_slice<D: Deframer>(bytes: &[u8], deframer: D) -> u64 {
     let mut acc = 0u64;
     for p in Frames::new(bytes, deframer) {
@@ -157,6 +158,7 @@ fn read_slice<D: Deframer>(bytes: &[u8], deframer: D) -> u64 {
     acc
 }
 
+#[inline(never)]
 fn read_reader<R: std::io::Read, D: Deframer>(reader: &mut StreamReader<R, D>) -> u64 {
     let mut acc = 0u64;
     reader
