@@ -206,7 +206,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 
     /// Finds the next complete, verified frame; returns the payload's range in `buf`.
-    #[inline]
+    #[inline(always)]
     fn next_frame(&mut self) -> Result<Option<(usize, usize)>> {
         let available = &self.buf[self.pos..self.end];
         let max = self.max_frame_len;
