@@ -10,11 +10,12 @@ use std::io::{self, IoSlice, Write};
 /// Payloads at least this long are written with vectored writes (header and payload in one
 /// call); shorter ones with two plain writes.
 ///
-/// Measured by the `core/vectored/*` benchmarks: on an unbuffered `File` a vectored write saves
-/// a system call per frame at every size (about a third of the time at 256 B, a tenth at 1 MiB);
-/// into a `Vec` or a `BufWriter` it costs a little more than two plain writes for small payloads
-/// (it builds slices and loops). Small messages belong behind a buffer anyway, so vectored writes
-/// start where their overhead disappears next to copying the payload.
+/// Measured by the `core/vectored/*` benchmarks (docs/benchmarks.md): on an unbuffered `File` a
+/// vectored write saves a system call per frame, about a third of the time at 256 B but only
+/// 2 to 6 % from 4 KiB up; into a `Vec` it costs about a third more at 256 B (it builds slices
+/// and loops) and 2 to 7 % from 4 KiB up; into a `BufWriter` it is within 6 % either way. Small
+/// messages belong behind a buffer, where plain writes win, so vectored writes start at 4 KiB,
+/// where either choice is within a few percent and an unbuffered sink gains.
 const VECTORED_MIN_PAYLOAD: usize = 4096;
 
 /// Writes frames to a `Write` sink.
