@@ -10,18 +10,9 @@ use flatstream::{
     DefaultDeframer, DefaultFramer, DeframerExt, Error, FramerExt, StreamReader, StreamWriter,
 };
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
+#[path = "telemetry_schema.rs"]
+mod telemetry_schema;
+use telemetry_schema::{Telemetry, TelemetryArgs};
 
 fn main() -> Result<(), Error> {
     // A telemetry reading is a FlatBuffer of under 64 bytes; allow no more.

@@ -11,18 +11,9 @@ use flatstream::{
 };
 use std::cell::Cell;
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
+#[path = "telemetry_schema.rs"]
+mod telemetry_schema;
+use telemetry_schema::{Telemetry, TelemetryArgs};
 
 /// Messages and bytes seen by an observer.
 #[derive(Default)]

@@ -10,18 +10,9 @@ use flatstream::{
     DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter, TypedReaderExt,
 };
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
+#[path = "telemetry_schema.rs"]
+mod telemetry_schema;
+use telemetry_schema::{Telemetry, TelemetryArgs};
 
 // `Telemetry<'buf>` for any payload lifetime: what the typed readers need.
 flatstream::stream_deserialize!(Telemetry);

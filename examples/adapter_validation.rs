@@ -12,18 +12,9 @@ use flatstream::{
     StreamWriter, StructuralValidator, TypedValidator,
 };
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
+#[path = "telemetry_schema.rs"]
+mod telemetry_schema;
+use telemetry_schema::{Telemetry, TelemetryArgs};
 
 fn reading(builder: &mut FlatBufferBuilder<'_>, i: u64) {
     builder.reset();

@@ -21,18 +21,9 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 use std::time::Instant;
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs, root_as_telemetry_with_opts};
+#[path = "telemetry_schema.rs"]
+mod telemetry_schema;
+use telemetry_schema::{Telemetry, TelemetryArgs, root_as_telemetry_with_opts};
 
 /// One reading, as the application holds it.
 struct Reading {
