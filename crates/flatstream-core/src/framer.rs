@@ -155,7 +155,7 @@ impl<C: Checksum> Deframer for ChecksumDeframer<C> {
         self.checksum.size()
     }
 
-    #[inline]
+    #[inline(always)]
     fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
         let expected = read_checksum(checksum);
         let actual = truncate_checksum(self.checksum.calculate(payload), checksum.len());
