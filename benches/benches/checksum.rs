@@ -32,25 +32,13 @@ use flatstream::{
     AnyChecksum, Checksum, ChecksumDeframer, ChecksumFramer, Crc16, Crc32, Crc32c, DefaultFramer,
     Frames, NoChecksum, StreamReader, StreamWriter, XxHash64,
 };
+use flatstream_bench::pseudo_random_bytes;
 use flatstream_bench::telemetry::{Reading, Telemetry};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 const SIZES: [usize; 6] = [16, 64, 256, 4 << 10, 64 << 10, 1 << 20];
 const FRAMES: u64 = 100;
-
-/// Deterministic, incompressible-looking bytes.
-fn data(len: usize) -> Vec<u8> {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x.to_le_bytes()[0]
-        })
-        .collect()
-}
 
 fn stream<C: Checksum>(checksum: C, payloads: &[Vec<u8>]) -> Vec<u8> {
     let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(checksum));
@@ -113,7 +101,7 @@ fn decode(acc: f64, payload: &[u8]) -> f64 {
 fn raw(c: &mut Criterion) {
     let mut g = c.benchmark_group("checksum/raw");
     for size in SIZES {
-        let bytes = data(size);
+        let bytes = pseudo_random_bytes(size);
         g.throughput(Throughput::Bytes(size as u64));
         let mut one = |name: &str, checksum: &dyn Fn(&[u8]) -> u64| {
             g.bench_with_input(BenchmarkId::new(name, size), &bytes, |b, bytes| {
@@ -201,7 +189,7 @@ fn read(c: &mut Criterion) {
 }
 
 fn framed_for<C: Checksum + Copy>(c: &mut Criterion, name: &str, checksum: C) {
-    let bytes = stream(checksum, &[data(1 << 20)]);
+    let bytes = stream(checksum, &[pseudo_random_bytes(1 << 20)]);
     let deframer = ChecksumDeframer::new(checksum);
     let mut g = c.benchmark_group("checksum/framed_1MiB");
     g.throughput(Throughput::Bytes(1 << 20));

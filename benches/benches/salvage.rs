@@ -23,6 +23,7 @@ use flatstream::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Framer, Recover, Salvage,
     StreamWriter, XxHash64,
 };
+use flatstream_bench::pseudo_random_bytes;
 use flatstream_bench::telemetry::Reading;
 use std::hint::black_box;
 
@@ -43,18 +44,6 @@ fn damaged(garbage: Vec<u8>) -> Vec<u8> {
     w.write(&Reading::nth(0)).unwrap();
     bytes.extend_from_slice(&w.into_inner());
     bytes
-}
-
-fn pseudo_random(len: usize) -> Vec<u8> {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x.to_le_bytes()[0]
-        })
-        .collect()
 }
 
 fn count_frames(bytes: &[u8], max: usize) -> usize {
@@ -89,7 +78,7 @@ fn bench(c: &mut Criterion) {
     let inputs = [
         (
             "random/xxhash64/max64k",
-            damaged(pseudo_random(1 << 20)),
+            damaged(pseudo_random_bytes(1 << 20)),
             1 << 16,
         ),
         (

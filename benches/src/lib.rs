@@ -9,3 +9,16 @@ pub mod faults;
 pub mod mmap;
 pub mod paths;
 pub mod telemetry;
+
+/// `len` pseudo-random bytes (xorshift64, fixed seed): the same bytes on every run.
+pub fn pseudo_random_bytes(len: usize) -> Vec<u8> {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()[0]
+        })
+        .collect()
+}
