@@ -20,13 +20,17 @@
 //! - `read/reader_cursor`: the same over `Cursor<&[u8]>`, rewound each iteration.
 //! - `read/reader_new`: a new `StreamReader` over `&[u8]` each iteration (buffer allocation
 //!   included).
+//! - `read/bufreader_slice`: a `BufStreamReader` over `&[u8]` (the same `Read` source, taken as
+//!   the `BufRead` it also is): frames are parsed in place, with no copy.
+//! - `read/bufreader_cursor`: the same over `Cursor<&[u8]>`, rewound each iteration.
 //! - `read_xxh3/limit`: the limit loop, plus XXH3-64 of each payload compared with the header.
-//! - `read_xxh3/slice` and `read_xxh3/reader_slice`: the same with `ChecksumDeframer<XxHash64>`.
+//! - `read_xxh3/slice`, `read_xxh3/reader_slice` and `read_xxh3/bufreader_slice`: the same with
+//!   `ChecksumDeframer<XxHash64>`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Frames, Result,
+    BufStreamReader, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Frames, Result,
     StreamReader, StreamSerialize, StreamWriter, XxHash64,
 };
 use std::fs::File;
@@ -170,6 +174,18 @@ fn read_reader<R: std::io::Read, D: Deframer>(reader: &mut StreamReader<R, D>) -
     acc
 }
 
+#[inline(never)]
+fn read_buf_reader<R: std::io::BufRead, D: Deframer>(reader: &mut BufStreamReader<R, D>) -> u64 {
+    let mut acc = 0u64;
+    reader
+        .process_all(|p| {
+            acc = acc.wrapping_add(u64::from(p.last().copied().unwrap_or(0)));
+            Ok(())
+        })
+        .unwrap();
+    acc
+}
+
 fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
     let payloads = payloads(messages);
     let plain = framed(&payloads, false);
@@ -242,6 +258,20 @@ fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
             black_box(read_reader(&mut r))
         })
     });
+    let mut reader = BufStreamReader::new(&plain[..], DefaultDeframer);
+    g.bench_function("read/bufreader_slice", |b| {
+        b.iter(|| {
+            *reader.get_mut() = black_box(&plain[..]);
+            black_box(read_buf_reader(&mut reader))
+        })
+    });
+    let mut reader = BufStreamReader::new(Cursor::new(&plain[..]), DefaultDeframer);
+    g.bench_function("read/bufreader_cursor", |b| {
+        b.iter(|| {
+            reader.get_mut().set_position(0);
+            black_box(read_buf_reader(&mut reader))
+        })
+    });
 
     g.bench_function("read_xxh3/limit", |b| {
         b.iter(|| limit_read_xxh3(black_box(&xxh3)))
@@ -255,6 +285,13 @@ fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
         b.iter(|| {
             *reader.get_mut() = black_box(&xxh3[..]);
             black_box(read_reader(&mut reader))
+        })
+    });
+    let mut reader = BufStreamReader::new(&xxh3[..], deframer);
+    g.bench_function("read_xxh3/bufreader_slice", |b| {
+        b.iter(|| {
+            *reader.get_mut() = black_box(&xxh3[..]);
+            black_box(read_buf_reader(&mut reader))
         })
     });
     g.finish();

@@ -31,7 +31,7 @@
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | [`StreamWriter`], [`StreamReader`], `From<Error> for std::io::Error` | no |
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufStreamReader`], `From<Error> for std::io::Error` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, header
 //! encoding and parsing ([`FrameHeader`], [`parse_header`]), the [`Frames`] iterator over a byte
@@ -51,6 +51,8 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
+#[cfg(feature = "std")]
+mod buf_reader;
 mod checksum;
 mod error;
 mod frame;
@@ -64,6 +66,8 @@ mod serialize;
 #[cfg(feature = "std")]
 mod writer;
 
+#[cfg(feature = "std")]
+pub use buf_reader::{BufMessages, BufStreamReader};
 pub use checksum::{Checksum, NoChecksum};
 pub use error::{Error, Result, ValidationFailure};
 pub use frame::{

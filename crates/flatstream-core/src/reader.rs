@@ -126,6 +126,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// not an error, and the next frame stays unread for a later call. An error returned by
     /// `f` stops the loop and is returned; a verifier or validation error raised in `f` is
     /// stamped with the offset of the frame being processed.
+    #[inline]
     pub fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
     where
         F: FnMut(&[u8]) -> Result<C>,
