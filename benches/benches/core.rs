@@ -30,8 +30,8 @@
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    BufStreamReader, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Frames, Result,
-    StreamReader, StreamSerialize, StreamWriter, XxHash64,
+    BufStreamReader, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer,
+    Frames, Result, StreamReader, StreamSerialize, StreamWriter, XxHash64,
 };
 use std::fs::File;
 use std::hint::black_box;

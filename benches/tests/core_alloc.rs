@@ -2,10 +2,12 @@
 //! nothing per message once warm, and never more than the bytes actually received.
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter};
+use flatstream::{
+    BufStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
+};
 use flatstream_bench::alloc::{CountingAlloc, measure_exact};
 use flatstream_bench::telemetry::Reading;
-use std::io::{self, Cursor};
+use std::io::{self, BufReader, Cursor};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
@@ -86,6 +88,44 @@ fn reading_allocates_nothing_per_message_once_warm() {
     let (count, stats) = measure_exact(|| Frames::new(&bytes, DefaultDeframer).count());
     assert_eq!(count, 10_000);
     assert_eq!(stats.allocations, 0, "Frames: {stats:?}");
+
+    // In place over bytes in memory: nothing at all, not even a first buffer.
+    let (count, stats) = measure_exact(|| {
+        let mut reader = BufStreamReader::new(&bytes[..], DefaultDeframer);
+        let mut n = 0u64;
+        reader.process_all(|_| {
+            n += 1;
+            Ok(())
+        })?;
+        Ok::<_, Error>(n)
+    });
+    assert_eq!(count.unwrap(), 10_000);
+    assert_eq!(
+        stats.allocations, 0,
+        "BufStreamReader over &[u8]: {stats:?}"
+    );
+
+    // Over a small `BufReader`, most frames straddle refills and are assembled by the reader:
+    // once its assembly buffer has grown to the largest frame, that costs nothing either.
+    let source = BufReader::with_capacity(100, &bytes[..]);
+    let mut reader = BufStreamReader::new(source, DefaultDeframer);
+    for _ in 0..10 {
+        assert!(reader.read_message().unwrap().is_some());
+    }
+    let (count, stats) = measure_exact(|| {
+        let mut n = 0u64;
+        let mut m = reader.messages();
+        while let Some(p) = m.next().unwrap() {
+            assert!(!p.is_empty());
+            n += 1;
+        }
+        n
+    });
+    assert_eq!(count, 9_990);
+    assert_eq!(
+        stats.allocations, 0,
+        "BufStreamReader over BufReader: {stats:?}"
+    );
 }
 
 /// Hostile headers: the reader allocates for the bytes that arrive, not for the length claimed.
@@ -127,5 +167,17 @@ fn hostile_lengths_allocate_no_more_than_the_bytes_received() {
             }
             other => panic!("claim {claim}: {other:?}"),
         }
+
+        // In place, the reader holds only what straddles the source's buffer, as it arrives.
+        let source = BufReader::with_capacity(CAPACITY, &bytes[..]);
+        let mut reader =
+            BufStreamReader::new(source, DefaultDeframer).with_max_frame_len(bound as usize);
+        let (err, stats) = measure_exact(|| reader.read_message().unwrap_err());
+        let limit = 2 * (4 + received) as u64;
+        assert!(
+            stats.largest <= limit,
+            "BufStreamReader, claim {claim}, received {received}: {err}, largest allocation {} > {limit}",
+            stats.largest
+        );
     }
 }

@@ -110,7 +110,10 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         group: "core",
         title: "Core: flatstream against a hand-written loop",
         description: "flatstream's writer and readers against `limit`, the least code that \
-            frames the same bytes (no error handling beyond bounds).",
+            frames the same bytes (no error handling beyond bounds). `reader_*` rows are \
+            `StreamReader`, which copies from its `Read` source into its buffer (`limit_copy` is \
+            the least such a copy costs); `bufreader_*` rows are `BufStreamReader` over the \
+            same in-memory source taken as a `BufRead`, which parses in place.",
         baseline: "limit",
         parameter: "",
         layout: Layout::PerParameter,

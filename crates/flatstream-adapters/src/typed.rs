@@ -3,8 +3,8 @@
 use crate::reclaim::Reclaiming;
 use core::marker::PhantomData;
 use flatbuffers::{Follow, Verifiable, VerifierOptions};
-use flatstream_core::{Deframer, IntoControlFlow, Result, StreamReader};
-use std::io::Read;
+use flatstream_core::{BufStreamReader, Deframer, IntoControlFlow, Result, StreamReader};
+use std::io::{BufRead, Read};
 
 /// A FlatBuffers root type that payloads can be read as: the flatc-generated table type, for
 /// any lifetime of the payload it borrows.
@@ -70,7 +70,8 @@ macro_rules! stream_deserialize {
 }
 
 /// A reader that hands out payloads one at a time: what the typed reading methods of
-/// [`TypedReaderExt`] are built on. Implemented by `StreamReader` and by a reclaiming reader.
+/// [`TypedReaderExt`] are built on. Implemented by `StreamReader`, `BufStreamReader` and by a
+/// reclaiming reader.
 pub trait MessageReader {
     /// The next payload, or `None` at a clean end of stream.
     fn next_message(&mut self) -> Result<Option<&[u8]>>;
@@ -88,6 +89,18 @@ impl<R: Read, D: Deframer> MessageReader for StreamReader<R, D> {
     #[inline]
     fn position(&self) -> u64 {
         StreamReader::position(self)
+    }
+}
+
+impl<R: BufRead, D: Deframer> MessageReader for BufStreamReader<R, D> {
+    #[inline]
+    fn next_message(&mut self) -> Result<Option<&[u8]>> {
+        self.read_message()
+    }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        BufStreamReader::position(self)
     }
 }
 

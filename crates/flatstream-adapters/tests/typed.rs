@@ -5,7 +5,9 @@ use flatstream_adapters::{
     DeframerExt, FramerExt, ReclaimExt, ShrinkAfter, StructuralValidator, TypedReaderExt,
     TypedValidator, Validator,
 };
-use flatstream_core::{DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter};
+use flatstream_core::{
+    BufStreamReader, DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter,
+};
 use std::ops::ControlFlow;
 
 #[allow(
@@ -53,6 +55,23 @@ fn process_typed_hands_out_verified_generated_types() {
         Ok(())
     })
     .unwrap();
+    assert_eq!(
+        timestamps,
+        (0..100).map(|i| 1_700_000_000_000 + i).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn typed_reading_works_in_place_over_a_buf_read() {
+    let bytes = stream(100);
+    // A small `BufReader`, so that frames straddle its refills too.
+    let source = std::io::BufReader::with_capacity(50, &bytes[..]);
+    let mut r = BufStreamReader::new(source, DefaultDeframer);
+    let mut timestamps = vec![];
+    let mut m = r.typed_messages::<Telemetry<'_>>();
+    while let Some(t) = m.next().unwrap() {
+        timestamps.push(t.timestamp());
+    }
     assert_eq!(
         timestamps,
         (0..100).map(|i| 1_700_000_000_000 + i).collect::<Vec<_>>()

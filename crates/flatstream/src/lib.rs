@@ -40,8 +40,10 @@
 //!   [`write_finished`](StreamWriter::write_finished) (expert mode: your own builders) and
 //!   [`write_payload`](StreamWriter::write_payload).
 //! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
-//!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), and
-//!   [`Frames`] over a byte slice such as a memory-mapped file.
+//!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages));
+//!   [`BufStreamReader`], the same over a `BufRead`, parsing in the source's own buffer (no copy
+//!   at all over `&[u8]` or a `Cursor`); and [`Frames`] over a byte slice such as a
+//!   memory-mapped file.
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
 //!   [`ChecksumDeframer`] with a [`Checksum`] from [`checksum`].
 //! - Adapters ([`adapters`]): bounds, observers, validation, typed reading, buffer reclamation.
@@ -54,7 +56,7 @@
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | [`StreamWriter`], [`StreamReader`], I/O errors | no |
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufStreamReader`], I/O errors | no |
 //! | `xxhash` | no | [`XxHash64`](checksum) (XXH3-64, 8 bytes) | only in streams framed with it |
 //! | `crc32` | no | [`Crc32`](checksum) (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
 //! | `crc16` | no | [`Crc16`](checksum) (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
