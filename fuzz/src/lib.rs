@@ -6,10 +6,11 @@
 
 use flatstream_checksum::{AnyChecksum, ChecksumKind};
 use flatstream_core::{
-    Checksum, ChecksumDeframer, ChecksumFramer, Deframer, Error, Framer, Frames, StreamReader,
+    BufStreamReader, Checksum, ChecksumDeframer, ChecksumFramer, Deframer, Error, Framer, Frames,
+    StreamReader,
 };
 use std::cell::Cell;
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 
 /// A real checksum algorithm that counts the bytes it hashes, so targets can check the work
 /// bounds.
@@ -208,9 +209,35 @@ pub fn read_slice<'a, D: Deframer>(data: &'a [u8], deframer: D, max: usize) -> V
 }
 
 /// Reads `data` through a [`StreamReader`] over a [`Choppy`] source, retrying `WouldBlock`,
-/// and checks it produces exactly what the slice iterator produces.
+/// and checks it produces exactly what the slice iterator produces; then the same for a
+/// [`BufStreamReader`] over `data` itself and over a `BufReader` of a [`Choppy`] source.
 pub fn check_reader<D: Deframer>(data: &[u8], schedule: &[u8], deframer: D, max: usize) {
     let expected = read_slice(data, &deframer, max);
+    check_buf_reader(data, &deframer, max, &expected, |r| {
+        let mut got = Vec::new();
+        let result = r.process_all(|p| {
+            got.push(p.to_vec());
+            Ok(())
+        });
+        (got, result.err())
+    });
+    let capacity = schedule.get(1).map_or(8, |&c| usize::from(c) + 1);
+    let source = BufReader::with_capacity(capacity, Choppy::new(data, schedule, true));
+    check_buf_reader(source, &deframer, max, &expected, |r| {
+        let mut got = Vec::new();
+        loop {
+            match r.read_message() {
+                Ok(Some(p)) => got.push(p.to_vec()),
+                Ok(None) => return (got, None),
+                Err(Error::Io { source, offset }) => {
+                    assert_eq!(source.kind(), io::ErrorKind::WouldBlock);
+                    assert_eq!(offset, r.position());
+                }
+                Err(e) => return (got, Some(e)),
+            }
+        }
+    });
+
     let capacity = schedule.first().map_or(16, |&c| usize::from(c) * 4);
     let mut reader =
         StreamReader::with_capacity(capacity, Choppy::new(data, schedule, true), deframer)
@@ -243,6 +270,27 @@ pub fn check_reader<D: Deframer>(data: &[u8], schedule: &[u8], deframer: D, max:
         got_items.push(Item::Error(e));
     }
     assert_eq!(got_items, expected);
+}
+
+/// Reads `source` with a [`BufStreamReader`] through `read` (which returns the payloads and the
+/// error that ended the reading) and checks the outcome against the slice iterator's.
+fn check_buf_reader<R, D, F>(source: R, deframer: D, max: usize, expected: &[Item<'_>], read: F)
+where
+    R: BufRead,
+    D: Deframer,
+    F: FnOnce(&mut BufStreamReader<R, D>) -> (Vec<Vec<u8>>, Option<Error>),
+{
+    let mut reader = BufStreamReader::new(source, deframer).with_max_frame_len(max);
+    let (got, error) = read(&mut reader);
+    let mut items: Vec<Item<'_>> = got.iter().map(|p| Item::Payload(p)).collect();
+    if let Some(e) = error {
+        assert_eq!(e.offset(), reader.position());
+        // A framing error leaves the reader at the bad frame: it says so again.
+        let again = reader.read_message().unwrap_err();
+        assert_eq!(again.to_string(), e.to_string());
+        items.push(Item::Error(e.to_string()));
+    }
+    assert_eq!(items, expected);
 }
 
 /// Writes `messages` with `framer` through a [`Stingy`] sink that fails after `limit` bytes,
