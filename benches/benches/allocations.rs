@@ -10,7 +10,9 @@
 //! `cargo test` without `--bench`, as criterion does) the file I/O paths use a 4 MiB file
 //! instead of 256 MiB, and nothing is written.
 
-use flatstream::{DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamWriter};
+use flatstream::{
+    BufStreamReader, DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamWriter,
+};
 use flatstream_bench::alloc::{AllocStats, CountingAlloc, measure};
 use flatstream_bench::checksums::{ChecksumVisitor, for_each_checksum};
 use flatstream_bench::cycle::{
@@ -18,8 +20,8 @@ use flatstream_bench::cycle::{
     Totals, readings,
 };
 use flatstream_bench::paths::{
-    Sink, frames_all, out_dir, payload, read_all, read_file, scratch_file, scratch_with,
-    telemetry_stream, write_file,
+    Sink, buf_read_all, frames_all, out_dir, payload, read_all, read_file, scratch_file,
+    scratch_with, telemetry_stream, write_file,
 };
 use flatstream_bench::telemetry::Reading;
 use serde_json::json;
@@ -202,6 +204,11 @@ fn main() -> std::io::Result<()> {
     report.measure("read_path/reader-cursor/100", || {
         reader.get_mut().set_position(0);
         read_all(&mut reader).unwrap().frames
+    });
+    let mut reader = BufStreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
+    report.measure("read_path/bufreader-cursor/100", || {
+        reader.get_mut().set_position(0);
+        buf_read_all(&mut reader).unwrap().frames
     });
     report.measure("read_path/frames-slice/100", || {
         frames_all(&bytes, DefaultDeframer).unwrap().frames

@@ -1,12 +1,14 @@
 //! The read path: 100 prewritten telemetry frames (no checksum), read from a `Read` source, from
-//! a byte slice, and from a memory-mapped file. Framing only: each payload's length and first
+//! the same source as a `BufRead` (in place), from a byte slice, and from a memory-mapped file. Framing only: each payload's length and first
 //! byte are folded in, nothing is decoded (the telemetry suite measures decoding).
 //!
 //! Ids: `read_path/<source>/100`.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use flatstream::{DefaultDeframer, DefaultFramer, StreamReader};
-use flatstream_bench::paths::{Seen, frames_all, read_all, scratch_with, telemetry_stream};
+use flatstream::{BufStreamReader, DefaultDeframer, DefaultFramer, StreamReader};
+use flatstream_bench::paths::{
+    Seen, buf_read_all, frames_all, read_all, scratch_with, telemetry_stream,
+};
 use std::hint::black_box;
 use std::io::Cursor;
 
@@ -37,6 +39,16 @@ fn read_path(c: &mut Criterion) {
         b.iter(|| {
             reader.get_mut().set_position(0);
             black_box(read_all(&mut reader).unwrap())
+        });
+    });
+
+    // A long-lived BufStreamReader on a `Cursor`, rewound each time: parses in place.
+    let mut reader = BufStreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
+    check(buf_read_all(&mut reader).unwrap());
+    group.bench_function(BenchmarkId::new("bufreader-cursor", FRAMES), |b| {
+        b.iter(|| {
+            reader.get_mut().set_position(0);
+            black_box(buf_read_all(&mut reader).unwrap())
         });
     });
 

@@ -2,9 +2,9 @@
 //! suite so both measure the same code.
 
 use crate::telemetry::Reading;
-use flatstream::{Deframer, Framer, Frames, StreamReader, StreamWriter};
+use flatstream::{BufStreamReader, Deframer, Framer, Frames, StreamReader, StreamWriter};
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// What a framing-only reader saw: frames, and a fold of each payload's length and first byte
@@ -50,6 +50,19 @@ pub fn payload(len: usize) -> Vec<u8> {
 /// Reads every frame of `reader` to the end.
 #[inline]
 pub fn read_all<R: Read, D: Deframer>(reader: &mut StreamReader<R, D>) -> flatstream::Result<Seen> {
+    let mut seen = Seen::default();
+    reader.process_all(|payload| {
+        seen.add(payload);
+        Ok(())
+    })?;
+    Ok(seen)
+}
+
+/// Reads every frame with a `BufStreamReader`, in place in the source's buffer.
+#[inline]
+pub fn buf_read_all<R: BufRead, D: Deframer>(
+    reader: &mut BufStreamReader<R, D>,
+) -> flatstream::Result<Seen> {
     let mut seen = Seen::default();
     reader.process_all(|payload| {
         seen.add(payload);
