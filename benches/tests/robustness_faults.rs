@@ -4,14 +4,14 @@
 
 use flatstream::{
     ChecksumDeframer, ChecksumFramer, Crc16, DefaultDeframer, DefaultFramer, Deframer, Error,
-    Framer, Frames, Recover, StreamEnd, StreamReader, StreamWriter, XxHash64,
+    Framer, Frames, Recover, StreamEnd, StreamReader, StreamWriter, WriteStrategy, XxHash64,
 };
 use flatstream_bench::faults::{FaultySink, FaultySource};
 use flatstream_bench::telemetry::Reading;
 use std::io::ErrorKind;
 
 /// Telemetry readings and raw payloads of awkward sizes; with `large`, one of 5000 bytes too,
-/// which the writer sends with a vectored write.
+/// which a writer with vectored writes sends with one.
 fn payloads(large: bool) -> Vec<Vec<u8>> {
     let mut out = vec![Vec::new(), vec![7], vec![0xC3; 300]];
     if large {
@@ -123,14 +123,26 @@ fn reader_keeps_every_byte_across_an_error_at_each_offset() {
     }
 }
 
-/// Writes `payloads` into `sink` until one fails; returns the sink's bytes, the writer's count,
-/// and how many frames were written whole.
+/// Writes `payloads` into `sink` until one fails, with plain or vectored writes; returns the
+/// sink's bytes, the writer's count, and how many frames were written whole.
 fn write_until_error<F: Framer>(
     sink: FaultySink,
     framer: F,
     payloads: &[Vec<u8>],
+    vectored: bool,
 ) -> (Vec<u8>, u64, usize, Option<Error>) {
-    let mut w = StreamWriter::new(sink, framer);
+    let w = StreamWriter::new(sink, framer);
+    if vectored {
+        write_with(w.with_vectored_writes(), payloads)
+    } else {
+        write_with(w, payloads)
+    }
+}
+
+fn write_with<F: Framer, S: WriteStrategy>(
+    mut w: StreamWriter<FaultySink, F, S>,
+    payloads: &[Vec<u8>],
+) -> (Vec<u8>, u64, usize, Option<Error>) {
     let mut whole = 0;
     let mut error = None;
     for p in payloads {
@@ -155,13 +167,16 @@ fn write_until_error<F: Framer>(
 #[test]
 fn writer_retries_short_writes_and_interrupted() {
     let payloads = payloads(true);
-    for chunk in [1, 2, 3, 7, 4096] {
+    for (chunk, vectored) in [1, 2, 3, 7, 4096]
+        .into_iter()
+        .flat_map(|c| [(c, false), (c, true)])
+    {
         let (expected, _) = stream(ChecksumFramer::new(XxHash64), &payloads);
         let sink = FaultySink::new()
             .chunk(chunk)
             .every(2, ErrorKind::Interrupted);
         let (data, written, whole, error) =
-            write_until_error(sink, ChecksumFramer::new(XxHash64), &payloads);
+            write_until_error(sink, ChecksumFramer::new(XxHash64), &payloads, vectored);
         assert!(error.is_none());
         assert_eq!(whole, payloads.len());
         assert_eq!(data, expected, "chunk {chunk}");
@@ -171,7 +186,7 @@ fn writer_retries_short_writes_and_interrupted() {
 
 #[test]
 fn after_a_write_error_bytes_written_is_exactly_what_the_sink_has() {
-    for (large, chunk) in [(false, 3), (true, 509)] {
+    for (large, chunk, vectored) in [(false, 3, false), (true, 509, false), (true, 509, true)] {
         let payloads = payloads(large);
         let (expected, bounds) = stream(ChecksumFramer::new(Crc16), &payloads);
         for at in 0..=expected.len() {
@@ -186,7 +201,7 @@ fn after_a_write_error_bytes_written_is_exactly_what_the_sink_has() {
             ];
             for sink in sinks {
                 let (data, written, whole, error) =
-                    write_until_error(sink, ChecksumFramer::new(Crc16), &payloads);
+                    write_until_error(sink, ChecksumFramer::new(Crc16), &payloads, vectored);
                 assert_eq!(written, data.len() as u64, "error at {at}");
                 assert_eq!(data, expected[..data.len()], "error at {at}");
                 if at < expected.len() {

@@ -101,7 +101,8 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         description: "A 256 MiB stream file written through the OS (no fsync) and read back \
             while it is still in the page cache; throughput counts file bytes. 24-byte payloads \
             are written only through a `BufWriter`: on a raw `File` every frame is a system \
-            call, which the 4 KiB rows show.",
+            call, which the 4 KiB rows show (`write-file` uses `with_vectored_writes`, one \
+            `writev` per frame).",
         baseline: "write-bufwriter",
         parameter: "payload bytes",
         layout: Layout::PerParameter,

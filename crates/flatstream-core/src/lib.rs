@@ -88,7 +88,7 @@ pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
 #[cfg(feature = "std")]
-pub use writer::StreamWriter;
+pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;

@@ -7,16 +7,78 @@ use crate::serialize::StreamSerialize;
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use std::io::{self, IoSlice, Write};
 
-/// Payloads at least this long are written with vectored writes (header and payload in one
-/// call); shorter ones with two plain writes.
-///
-/// Measured by the `core/vectored/*` benchmarks (docs/benchmarks.md): on an unbuffered `File` a
-/// vectored write saves a system call per frame, about a third of the time at 256 B but only
-/// 2 to 6 % from 4 KiB up; into a `Vec` it costs about a third more at 256 B (it builds slices
-/// and loops) and 2 to 7 % from 4 KiB up; into a `BufWriter` it is within 6 % either way. Small
-/// messages belong behind a buffer, where plain writes win, so vectored writes start at 4 KiB,
-/// where either choice is within a few percent and an unbuffered sink gains.
+/// With [`VectoredWrites`], payloads at least this long are written with one vectored write.
 const VECTORED_MIN_PAYLOAD: usize = 4096;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// How a [`StreamWriter`] hands a frame's header and payload to the sink: [`PlainWrites`] (the
+/// default) or [`VectoredWrites`]. Sealed: these two are the only ones.
+pub trait WriteStrategy: sealed::Sealed {
+    /// Writes `header` then `payload`, adding every byte the sink accepts to `accepted`.
+    #[doc(hidden)]
+    fn write_frame<W: Write>(
+        sink: &mut W,
+        header: &[u8],
+        payload: &[u8],
+        accepted: &mut u64,
+    ) -> io::Result<()>;
+}
+
+/// The default [`WriteStrategy`]: header and payload in two plain writes.
+///
+/// Best for buffered sinks (`Vec`, `BufWriter`), the right place for small messages.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlainWrites;
+
+/// A [`WriteStrategy`] for unbuffered sinks (a raw `File`, a `TcpStream`) that receive large
+/// payloads: from 4 KiB up, header and payload go to the sink in one vectored write, one system
+/// call; smaller frames take two plain writes. Choose it with
+/// [`StreamWriter::with_vectored_writes`].
+///
+/// It is not the default because it is not free (figures in docs/benchmarks.md and
+/// docs/design.md). The `core/vectored/*` benchmarks measure one vectored write against two
+/// plain writes: on an unbuffered `File` it saves a system call per frame, worth most at 4 KiB
+/// and little from 64 KiB up; into a `BufWriter` it is within a few percent either way; into a
+/// `Vec` it costs more below 4 KiB. And its mere presence costs small frames: the write path then
+/// holds a call that may write to the sink, so the compiler keeps the sink's state in memory
+/// rather than in registers across frames, which the `core/*/write/flatstream` rows show.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct VectoredWrites;
+
+impl sealed::Sealed for PlainWrites {}
+impl sealed::Sealed for VectoredWrites {}
+
+impl WriteStrategy for PlainWrites {
+    #[inline(always)]
+    fn write_frame<W: Write>(
+        sink: &mut W,
+        header: &[u8],
+        payload: &[u8],
+        accepted: &mut u64,
+    ) -> io::Result<()> {
+        write_all(sink, header, accepted)?;
+        write_all(sink, payload, accepted)
+    }
+}
+
+impl WriteStrategy for VectoredWrites {
+    #[inline]
+    fn write_frame<W: Write>(
+        sink: &mut W,
+        header: &[u8],
+        payload: &[u8],
+        accepted: &mut u64,
+    ) -> io::Result<()> {
+        if payload.len() >= VECTORED_MIN_PAYLOAD {
+            write_all_vectored(sink, header, payload, accepted)
+        } else {
+            PlainWrites::write_frame(sink, header, payload, accepted)
+        }
+    }
+}
 
 /// Writes frames to a `Write` sink.
 ///
@@ -30,7 +92,10 @@ const VECTORED_MIN_PAYLOAD: usize = 4096;
 ///
 /// In every mode the header is built on the stack and header and payload are handed to the
 /// sink directly: the payload is never copied by the writer. The writer does no buffering of its
-/// own; give it a `BufWriter` when the sink is a file or socket and messages are small.
+/// own; give it a `BufWriter` when the sink is a file or socket and messages are small. For an
+/// unbuffered sink that receives large payloads,
+/// [`with_vectored_writes`](Self::with_vectored_writes) sends header and payload in one system
+/// call.
 ///
 /// # Errors and what reached the sink
 ///
@@ -48,11 +113,12 @@ const VECTORED_MIN_PAYLOAD: usize = 4096;
 /// assert_eq!(&bytes[..4], 16u32.to_le_bytes()); // a 16-byte FlatBuffer holding "hello"
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
-pub struct StreamWriter<W, F> {
+pub struct StreamWriter<W, F, S = PlainWrites> {
     sink: CountingSink<W>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
     max_frame_len: usize,
+    strategy: S,
 }
 
 impl<W: Write, F: Framer> StreamWriter<W, F> {
@@ -72,9 +138,24 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
             framer,
             builder,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            strategy: PlainWrites,
         }
     }
 
+    /// Sends header and payload of frames from 4 KiB up in one vectored write: for unbuffered
+    /// sinks that receive large payloads (see [`VectoredWrites`] for the measurements).
+    pub fn with_vectored_writes(self) -> StreamWriter<W, F, VectoredWrites> {
+        StreamWriter {
+            sink: self.sink,
+            framer: self.framer,
+            builder: self.builder,
+            max_frame_len: self.max_frame_len,
+            strategy: VectoredWrites,
+        }
+    }
+}
+
+impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
     /// Sets the largest payload this writer accepts (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB).
     /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
@@ -87,7 +168,7 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
     pub fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {
         self.builder.reset();
         item.serialize(&mut self.builder)?;
-        self.sink.write_frame(
+        self.sink.write_frame::<F, S>(
             &self.framer,
             self.max_frame_len,
             self.builder.finished_data(),
@@ -103,14 +184,14 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
         builder: &mut FlatBufferBuilder<'_, A>,
     ) -> Result<()> {
         self.sink
-            .write_frame(&self.framer, self.max_frame_len, builder.finished_data())
+            .write_frame::<F, S>(&self.framer, self.max_frame_len, builder.finished_data())
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
     #[inline]
     pub fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
         self.sink
-            .write_frame(&self.framer, self.max_frame_len, payload)
+            .write_frame::<F, S>(&self.framer, self.max_frame_len, payload)
     }
 
     /// Flushes the sink.
@@ -154,11 +235,14 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
     }
 }
 
-impl<W: core::fmt::Debug, F: core::fmt::Debug> core::fmt::Debug for StreamWriter<W, F> {
+impl<W: core::fmt::Debug, F: core::fmt::Debug, S: core::fmt::Debug> core::fmt::Debug
+    for StreamWriter<W, F, S>
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("StreamWriter")
             .field("sink", &self.sink.inner)
             .field("framer", &self.framer)
+            .field("strategy", &self.strategy)
             .field("bytes_written", &self.sink.written)
             .field("max_frame_len", &self.max_frame_len)
             .finish_non_exhaustive()
@@ -174,60 +258,71 @@ struct CountingSink<W> {
 
 impl<W: Write> CountingSink<W> {
     #[inline]
-    fn write_frame<F: Framer>(&mut self, framer: &F, max: usize, payload: &[u8]) -> Result<()> {
+    fn write_frame<F: Framer, S: WriteStrategy>(
+        &mut self,
+        framer: &F,
+        max: usize,
+        payload: &[u8],
+    ) -> Result<()> {
         let offset = self.written;
         if payload.len() > max {
             return Err(Error::too_large(offset, payload.len(), max));
         }
         let header = framer.header(payload, offset)?;
-        let result = if payload.len() >= VECTORED_MIN_PAYLOAD {
-            self.write_all_vectored(header.as_bytes(), payload)
-        } else {
-            self.write_all(header.as_bytes())
-                .and_then(|()| self.write_all(payload))
-        };
+        let result = S::write_frame(
+            &mut self.inner,
+            header.as_bytes(),
+            payload,
+            &mut self.written,
+        );
         result.map_err(|e| Error::io(e, offset))
     }
+}
 
-    /// `Write::write_all`, counting every byte the sink accepts.
-    #[inline]
-    fn write_all(&mut self, mut buf: &[u8]) -> io::Result<()> {
-        while !buf.is_empty() {
-            match self.inner.write(buf) {
-                Ok(0) => return Err(write_zero()),
-                Ok(n) => {
-                    let n = n.min(buf.len());
-                    self.written += n as u64;
-                    buf = &buf[n..];
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+/// `Write::write_all`, adding every byte the sink accepts to `accepted`.
+#[inline]
+fn write_all<W: Write>(sink: &mut W, mut buf: &[u8], accepted: &mut u64) -> io::Result<()> {
+    while !buf.is_empty() {
+        match sink.write(buf) {
+            Ok(0) => return Err(write_zero()),
+            Ok(n) => {
+                let n = n.min(buf.len());
+                *accepted += n as u64;
+                buf = &buf[n..];
             }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
-        Ok(())
     }
+    Ok(())
+}
 
-    /// Writes header and payload with vectored writes, counting every byte the sink accepts.
-    fn write_all_vectored(&mut self, header: &[u8], payload: &[u8]) -> io::Result<()> {
-        let total = header.len() + payload.len();
-        let mut slices = [IoSlice::new(header), IoSlice::new(payload)];
-        let mut bufs = &mut slices[..];
-        let mut done = 0;
-        while done < total {
-            match self.inner.write_vectored(bufs) {
-                Ok(0) => return Err(write_zero()),
-                Ok(n) => {
-                    let n = n.min(total - done);
-                    done += n;
-                    self.written += n as u64;
-                    IoSlice::advance_slices(&mut bufs, n);
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
+/// Writes header and payload with vectored writes, adding every byte the sink accepts to
+/// `accepted`.
+fn write_all_vectored<W: Write>(
+    sink: &mut W,
+    header: &[u8],
+    payload: &[u8],
+    accepted: &mut u64,
+) -> io::Result<()> {
+    let total = header.len() + payload.len();
+    let mut slices = [IoSlice::new(header), IoSlice::new(payload)];
+    let mut bufs = &mut slices[..];
+    let mut done = 0;
+    while done < total {
+        match sink.write_vectored(bufs) {
+            Ok(0) => return Err(write_zero()),
+            Ok(n) => {
+                let n = n.min(total - done);
+                done += n;
+                *accepted += n as u64;
+                IoSlice::advance_slices(&mut bufs, n);
             }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
-        Ok(())
     }
+    Ok(())
 }
 
 #[cold]
@@ -267,46 +362,101 @@ mod tests {
         }
     }
 
+    /// Counts the calls of each kind it receives.
+    #[derive(Default)]
+    struct Calls {
+        data: Vec<u8>,
+        writes: usize,
+        vectored: usize,
+    }
+
+    impl Write for Calls {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.writes += 1;
+            self.data.extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+            self.vectored += 1;
+            let n = bufs.iter().map(|b| b.len()).sum();
+            bufs.iter().for_each(|b| self.data.extend_from_slice(b));
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
     #[test]
-    fn short_writes_and_interruptions_are_retried() {
-        let sink = Stingy {
+    fn vectored_writes_are_used_from_4_kib_when_chosen_and_change_no_byte() {
+        let payloads = [
+            vec![1u8; 10],
+            vec![2u8; 4095],
+            vec![3u8; 4096],
+            vec![4u8; 70_000],
+        ];
+        let mut plain = StreamWriter::new(Calls::default(), DefaultFramer);
+        let mut vectored =
+            StreamWriter::new(Calls::default(), DefaultFramer).with_vectored_writes();
+        for p in &payloads {
+            plain.write_payload(p).unwrap();
+            vectored.write_payload(p).unwrap();
+        }
+        assert_eq!(vectored.bytes_written(), plain.bytes_written());
+        let (plain, vectored) = (plain.into_inner(), vectored.into_inner());
+        assert_eq!(vectored.data, plain.data);
+        assert_eq!((plain.writes, plain.vectored), (8, 0));
+        // The two frames under 4 KiB in two writes each, the two others in one call each.
+        assert_eq!((vectored.writes, vectored.vectored), (4, 2));
+    }
+
+    fn stingy(chunk: usize, limit: usize) -> Stingy {
+        Stingy {
             data: vec![],
-            chunk: 3,
-            limit: usize::MAX,
+            chunk,
+            limit,
             calls: 0,
-        };
-        let mut w = StreamWriter::new(sink, DefaultFramer);
+        }
+    }
+
+    fn retries<S: WriteStrategy>(mut w: StreamWriter<Stingy, DefaultFramer, S>) {
         w.write_payload(b"abcdefg").unwrap();
         w.write_payload(&[7u8; 5000]).unwrap();
         assert_eq!(w.bytes_written(), 4 + 7 + 4 + 5000);
         let data = w.into_inner().data;
         assert_eq!(&data[..11], b"\x07\x00\x00\x00abcdefg");
         assert_eq!(&data[11..15], 5000u32.to_le_bytes());
+        assert!(data[15..].iter().all(|&b| b == 7));
+    }
+
+    #[test]
+    fn short_writes_and_interruptions_are_retried() {
+        retries(StreamWriter::new(stingy(3, usize::MAX), DefaultFramer));
+        retries(StreamWriter::new(stingy(3, usize::MAX), DefaultFramer).with_vectored_writes());
+    }
+
+    fn fills_up<S: WriteStrategy>(mut w: StreamWriter<Stingy, DefaultFramer, S>, limit: usize) {
+        let mut failed = None;
+        for payload in [&b"hello"[..], &[1u8; 4096][..]] {
+            if let Err(e) = w.write_payload(payload) {
+                failed = Some(e);
+                break;
+            }
+        }
+        let err = failed.expect("the sink fills up");
+        assert!(matches!(err, Error::Io { .. }), "{err}");
+        let written = w.bytes_written();
+        assert_eq!(written, w.get_ref().data.len() as u64, "limit {limit}");
+        // The error names the frame that was being written.
+        assert_eq!(err.offset(), if limit < 9 { 0 } else { 9 });
     }
 
     #[test]
     fn after_a_failed_write_bytes_written_is_what_the_sink_holds() {
         for limit in [0, 2, 4, 9, 13, 4100] {
-            let sink = Stingy {
-                data: vec![],
-                chunk: 5,
-                limit,
-                calls: 0,
-            };
-            let mut w = StreamWriter::new(sink, DefaultFramer);
-            let mut failed = None;
-            for payload in [&b"hello"[..], &[1u8; 4096][..]] {
-                if let Err(e) = w.write_payload(payload) {
-                    failed = Some(e);
-                    break;
-                }
-            }
-            let err = failed.expect("the sink fills up");
-            assert!(matches!(err, Error::Io { .. }), "{err}");
-            let written = w.bytes_written();
-            assert_eq!(written, w.get_ref().data.len() as u64, "limit {limit}");
-            // The error names the frame that was being written.
-            assert_eq!(err.offset(), if limit < 9 { 0 } else { 9 });
+            fills_up(StreamWriter::new(stingy(5, limit), DefaultFramer), limit);
+            let vectored = StreamWriter::new(stingy(5, limit), DefaultFramer);
+            fills_up(vectored.with_vectored_writes(), limit);
         }
     }
 
@@ -346,5 +496,11 @@ mod tests {
         assert_eq!(source.kind(), io::ErrorKind::WriteZero);
         let err = w.write_payload(&[0; 5000]).unwrap_err();
         assert!(matches!(err, Error::Io { .. }));
+        let mut w = StreamWriter::new(Zero, DefaultFramer).with_vectored_writes();
+        let err = w.write_payload(&[0; 5000]).unwrap_err();
+        let Error::Io { source, .. } = err else {
+            panic!("{err}")
+        };
+        assert_eq!(source.kind(), io::ErrorKind::WriteZero);
     }
 }
