@@ -34,7 +34,10 @@ impl Checksum for XxHash64 {
         8
     }
 
-    #[inline]
+    // Always inlined, as a hand-written loop would have it: left to `#[inline]`, it stayed a
+    // call in the readers' loops, which cost 0.3 to 0.4 ns per 28- to 40-byte payload
+    // (`core/string16/*/read_xxh3`).
+    #[inline(always)]
     fn calculate(&self, payload: &[u8]) -> u64 {
         xxhash_rust::xxh3::xxh3_64(payload)
     }
