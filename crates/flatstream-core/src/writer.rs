@@ -265,16 +265,16 @@ impl<W: Write> CountingSink<W> {
         payload: &[u8],
     ) -> Result<()> {
         let offset = self.written;
+        // Clamped to the `u32` prefix, so that this one check also proves the framer's.
+        let max = max.min(u32::MAX as usize);
         if payload.len() > max {
             return Err(Error::too_large(offset, payload.len(), max));
         }
         let header = framer.header(payload, offset)?;
-        let result = S::write_frame(
-            &mut self.inner,
-            header.as_bytes(),
-            payload,
-            &mut self.written,
-        );
+        // Counted in a local and stored once, whether the writes succeed or fail.
+        let mut accepted = 0;
+        let result = S::write_frame(&mut self.inner, header.as_bytes(), payload, &mut accepted);
+        self.written = offset + accepted;
         result.map_err(|e| Error::io(e, offset))
     }
 }
