@@ -17,6 +17,10 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 /// every complete frame already in it as a `&[u8]` borrowed from the buffer, with no copy and no
 /// further system call. It needs no `BufReader` in front of a `File` or `TcpStream`.
 ///
+/// Getting bytes out of any `Read` means copying them, which costs most where the bytes are
+/// already in memory. For a source that is a `BufRead` (`&[u8]`, `Cursor`, a `BufReader`),
+/// [`BufStreamReader`](crate::BufStreamReader) parses them where they are instead.
+///
 /// * [`read_message`](Self::read_message) returns the next payload, or `None` at a clean end of
 ///   stream (the source returned end-of-file between two frames).
 /// * [`process_all`](Self::process_all) calls a closure with every payload until the end;
