@@ -244,9 +244,11 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
         F: FnMut(&[u8]) -> Result<C>,
         C: IntoControlFlow,
     {
-        let Ok(mut rest) = self.source.fill_buf() else {
-            // The general path reads again, and retries or reports the error.
-            return Ok(Batch::Nothing);
+        let mut rest = match self.source.fill_buf() {
+            Ok(bytes) => bytes,
+            // The general path retries.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Batch::Nothing),
+            Err(e) => return Err(Error::io(e, self.offset)),
         };
         let checksum_size = self.deframer.checksum_size();
         let max = self.max_frame_len;
@@ -291,10 +293,17 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
     #[inline(always)]
     fn locate(&mut self) -> Result<Option<Located>> {
         self.settle();
-        if self.spill.is_empty()
-            && let Ok(available) = self.source.fill_buf()
-            && let Some(span) =
-                complete_frame(available, self.deframer.checksum_size(), self.max_frame_len)
+        if !self.spill.is_empty() {
+            return self.locate_slow();
+        }
+        let available = match self.source.fill_buf() {
+            Ok(bytes) => bytes,
+            // The slow path retries.
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.locate_slow(),
+            Err(e) => return Err(Error::io(e, self.offset)),
+        };
+        if let Some(span) =
+            complete_frame(available, self.deframer.checksum_size(), self.max_frame_len)
         {
             let (header, tail) = available.split_at(span.header_len);
             let payload = &tail[..span.payload_len];

@@ -484,3 +484,26 @@ fn reader_is_send() {
     send::<BufStreamReader<BufReader<std::fs::File>, DefaultDeframer>>();
     send::<BufStreamReader<&[u8], ChecksumDeframer<Fletcher32>>>();
 }
+
+/// A source with nothing to give yet: every read would block.
+struct NothingYet {
+    reads: usize,
+}
+
+impl Read for NothingYet {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.reads += 1;
+        Err(ErrorKind::WouldBlock.into())
+    }
+}
+
+#[test]
+fn a_blocked_source_is_asked_once_per_call() {
+    let mut reader = BufStreamReader::new(BufReader::new(NothingYet { reads: 0 }), DefaultDeframer);
+    let err = reader.read_message().unwrap_err();
+    assert!(matches!(&err, Error::Io { source, .. } if source.kind() == ErrorKind::WouldBlock));
+    assert_eq!(reader.get_ref().get_ref().reads, 1);
+    let err = reader.process_all(|_| Ok(())).unwrap_err();
+    assert!(matches!(&err, Error::Io { source, .. } if source.kind() == ErrorKind::WouldBlock));
+    assert_eq!(reader.get_ref().get_ref().reads, 2);
+}
