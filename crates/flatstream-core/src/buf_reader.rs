@@ -85,6 +85,8 @@ enum Batch {
     Break,
     /// No complete frame at the front of the buffer: the general path takes over.
     Nothing,
+    /// The source is at end-of-file, with no frame begun: the stream is over.
+    End,
 }
 
 impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
@@ -153,7 +155,7 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             if self.spill.is_empty() {
                 match self.batch(&mut f)? {
                     Batch::Continue => continue,
-                    Batch::Break => return Ok(()),
+                    Batch::Break | Batch::End => return Ok(()),
                     Batch::Nothing => {}
                 }
             }
@@ -245,6 +247,8 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
         C: IntoControlFlow,
     {
         let mut rest = match self.source.fill_buf() {
+            // Not asked again: a source at end-of-file may have more to say on the next read.
+            Ok([]) => return Ok(Batch::End),
             Ok(bytes) => bytes,
             // The general path retries.
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Batch::Nothing),
@@ -297,44 +301,40 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             return self.locate_slow();
         }
         let available = match self.source.fill_buf() {
+            // The end of the stream, between two frames. Not asked again: a source at
+            // end-of-file may have more to say on the next read (a terminal, a growing file).
+            Ok([]) => return Ok(None),
             Ok(bytes) => bytes,
             // The slow path retries.
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.locate_slow(),
             Err(e) => return Err(Error::io(e, self.offset)),
         };
-        if let Some(span) =
+        let Some(span) =
             complete_frame(available, self.deframer.checksum_size(), self.max_frame_len)
-        {
-            let (header, tail) = available.split_at(span.header_len);
-            let payload = &tail[..span.payload_len];
-            return match self
-                .deframer
-                .verify(&header[LEN_PREFIX_SIZE..], payload, self.offset)
-            {
-                Ok(()) => {
-                    self.pending = span.frame_len();
-                    self.offset += span.frame_len() as u64;
-                    Ok(Some(Located::Source(span)))
-                }
-                Err(e) => Err(self.rejected_in_source(e, span)),
-            };
-        }
-        self.locate_slow()
+        else {
+            return self.locate_slow();
+        };
+        let verified = verify_frame(&self.deframer, available, span, self.offset);
+        self.accept_in_source(verified, span)
     }
 
     /// Everything but a complete frame at the front of the source's buffer: refills, frames
-    /// that straddle them, the end of the stream and framing errors.
+    /// that straddle them, the end of the stream and framing errors. Each turn of the loop
+    /// either returns or moves bytes from the source into `spill`, or reads.
     #[cold]
     fn locate_slow(&mut self) -> Result<Option<Located>> {
         loop {
             if self.spill.is_empty() {
-                let available = fill_buf(&mut self.source, self.offset)?;
-                if available.is_empty() {
+                if !has_bytes(&mut self.source, self.offset)? {
                     return Ok(None);
                 }
+                let available = buffered(&mut self.source, self.offset)?;
                 match parse_header(&self.deframer, available, self.max_frame_len, self.offset)? {
-                    // Only if the source's buffer grew between two calls: take the fast path.
-                    Parsed::Frame(_) => return self.locate(),
+                    // The fast path was interrupted before it saw this frame.
+                    Parsed::Frame(span) => {
+                        let verified = verify_frame(&self.deframer, available, span, self.offset);
+                        return self.accept_in_source(verified, span);
+                    }
                     // All of it belongs to the one frame: take it over.
                     Parsed::Incomplete { .. } => {
                         let n = available.len();
@@ -345,12 +345,7 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             } else {
                 match parse_header(&self.deframer, &self.spill, self.max_frame_len, self.offset)? {
                     Parsed::Frame(span) => {
-                        let (header, tail) = self.spill.split_at(span.header_len);
-                        let verified = self.deframer.verify(
-                            &header[LEN_PREFIX_SIZE..],
-                            &tail[..span.payload_len],
-                            self.offset,
-                        );
+                        let verified = verify_frame(&self.deframer, &self.spill, span, self.offset);
                         return match verified {
                             Ok(()) => {
                                 self.spill_done = true;
@@ -368,10 +363,10 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
                     }
                     Parsed::Incomplete { needed } => {
                         let have = self.spill.len();
-                        let available = fill_buf(&mut self.source, self.offset)?;
-                        if available.is_empty() {
+                        if !has_bytes(&mut self.source, self.offset)? {
                             return Err(Error::eof(self.offset, needed, have));
                         }
+                        let available = buffered(&mut self.source, self.offset)?;
                         // Only this frame's bytes: the next frame stays in the source.
                         let take = (needed - have).min(available.len());
                         self.spill.extend_from_slice(&available[..take]);
@@ -379,6 +374,24 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
                     }
                 }
             }
+        }
+    }
+
+    /// Counts a verified frame at the front of the source's buffer as handed out, or steps past
+    /// a frame that failed verification if only its content is at fault.
+    #[inline(always)]
+    fn accept_in_source(
+        &mut self,
+        verified: Result<()>,
+        span: FrameSpan,
+    ) -> Result<Option<Located>> {
+        match verified {
+            Ok(()) => {
+                self.pending = span.frame_len();
+                self.offset += span.frame_len() as u64;
+                Ok(Some(Located::Source(span)))
+            }
+            Err(e) => Err(self.rejected_in_source(e, span)),
         }
     }
 
@@ -404,18 +417,42 @@ fn unsteady(offset: u64) -> Error {
     )
 }
 
-/// `fill_buf`, retried after `Interrupted`.
-fn fill_buf<R: BufRead>(source: &mut R, offset: u64) -> Result<&[u8]> {
+/// Verifies the frame `span` at the start of `bytes`.
+#[inline(always)]
+fn verify_frame<D: Deframer>(
+    deframer: &D,
+    bytes: &[u8],
+    span: FrameSpan,
+    offset: u64,
+) -> Result<()> {
+    let (header, tail) = bytes.split_at(span.header_len);
+    deframer.verify(
+        &header[LEN_PREFIX_SIZE..],
+        &tail[..span.payload_len],
+        offset,
+    )
+}
+
+/// Whether the source has bytes for us (`false`: end-of-file), reading if its buffer is empty;
+/// `Interrupted` is retried.
+fn has_bytes<R: BufRead>(source: &mut R, offset: u64) -> Result<bool> {
     loop {
         match source.fill_buf() {
-            // Polonius would accept `Ok(bytes) => return Ok(bytes)`; today's borrow checker
-            // needs the buffer asked for again once the loop is known to end.
-            Ok(_) => break,
+            Ok(bytes) => return Ok(!bytes.is_empty()),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(Error::io(e, offset)),
         }
     }
-    source.fill_buf().map_err(|e| Error::io(e, offset))
+}
+
+/// The source's buffer, after [`has_bytes`] found bytes in it: a `BufRead` that keeps its
+/// contract returns them again without reading. (Polonius would let `has_bytes` return them;
+/// today's borrow checker does not accept a borrow returned from inside a retry loop.)
+fn buffered<R: BufRead>(source: &mut R, offset: u64) -> Result<&[u8]> {
+    match source.fill_buf() {
+        Ok(bytes) if !bytes.is_empty() => Ok(bytes),
+        _ => Err(unsteady(offset)),
+    }
 }
 
 /// A lending iterator over a [`BufStreamReader`]'s payloads, returned by

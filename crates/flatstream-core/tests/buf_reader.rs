@@ -436,10 +436,13 @@ fn handing_the_source_over_loses_nothing() {
     assert_eq!(rest, &bytes[consumed..]);
 }
 
-/// A `BufRead` that breaks its contract: every other `fill_buf` returns a shorter buffer.
+/// A `BufRead` that breaks its contract: the `fill_buf` calls numbered `short` modulo `period`
+/// (counting from 1) return a 1-byte buffer, the others all it has.
 struct Fickle<'a> {
     bytes: &'a [u8],
     calls: usize,
+    period: usize,
+    short: usize,
 }
 
 impl Read for Fickle<'_> {
@@ -451,7 +454,7 @@ impl Read for Fickle<'_> {
 impl BufRead for Fickle<'_> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         self.calls += 1;
-        let n = if self.calls % 2 == 0 {
+        let n = if self.calls % self.period == self.short {
             1
         } else {
             self.bytes.len()
@@ -466,16 +469,100 @@ impl BufRead for Fickle<'_> {
 #[test]
 fn a_source_that_breaks_the_buf_read_contract_gets_an_error_not_a_panic() {
     let bytes = stream(&sample());
+    // Short on the second call: the frame found in the first is gone when it is handed out.
     let mut reader = BufStreamReader::new(
         Fickle {
             bytes: &bytes,
             calls: 0,
+            period: 2,
+            short: 0,
         },
         DefaultDeframer,
     );
     let err = reader.read_message().unwrap_err();
     assert!(matches!(err, Error::Io { offset: 0, .. }), "{err}");
     assert_eq!(reader.position(), 0);
+
+    // Short on the first of every three calls: the fast path sees a partial frame, the slow
+    // path a whole one. That once sent the two paths back and forth without end.
+    for method in ["read_message", "process_all"] {
+        let mut reader = BufStreamReader::new(
+            Fickle {
+                bytes: &bytes,
+                calls: 0,
+                period: 3,
+                short: 1,
+            },
+            DefaultDeframer,
+        );
+        let mut frames = 0;
+        for _ in 0..20 {
+            let step = if method == "read_message" {
+                reader.read_message().map(|p| p.is_some())
+            } else {
+                reader
+                    .process_all(|_| {
+                        frames += 1;
+                        Ok(ControlFlow::Break(()))
+                    })
+                    .map(|()| true)
+            };
+            match step {
+                Ok(true) => frames += usize::from(method == "read_message"),
+                Ok(false) => break,
+                Err(e) => assert!(matches!(e, Error::Io { .. }), "{method}: {e}"),
+            }
+        }
+        assert!(frames <= sample().len(), "{method}: {frames} frames");
+    }
+}
+
+/// A source that counts its reads.
+struct Counted<'a> {
+    script: Vec<io::Result<&'a [u8]>>,
+    reads: usize,
+}
+
+impl Read for Counted<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reads += 1;
+        if self.script.is_empty() {
+            return Ok(0);
+        }
+        let bytes = self.script.remove(0)?;
+        buf[..bytes.len()].copy_from_slice(bytes);
+        Ok(bytes.len())
+    }
+}
+
+#[test]
+fn the_end_of_the_stream_costs_one_read_and_interrupted_there_is_retried() {
+    let msgs = sample();
+    let bytes = stream(&msgs);
+    let source = |script| BufReader::new(Counted { script, reads: 0 });
+
+    let mut reader = BufStreamReader::new(source(vec![Ok(&bytes[..])]), DefaultDeframer);
+    assert_eq!(read_all(&mut reader), msgs);
+    assert_eq!(reader.get_ref().get_ref().reads, 2, "read_message");
+
+    let mut reader = BufStreamReader::new(source(vec![Ok(&bytes[..])]), DefaultDeframer);
+    assert_eq!(process_all_in_strides(&mut reader, usize::MAX), msgs);
+    assert_eq!(reader.get_ref().get_ref().reads, 2, "process_all");
+
+    // End-of-file is not sticky (a terminal, a file still being written): each call that finds
+    // it reports it once, and a later one may find more.
+    let script = vec![
+        Ok(&bytes[..9]),
+        Ok(&[][..]),
+        Ok(&[][..]),
+        Err(ErrorKind::Interrupted.into()),
+        Ok(&bytes[9..]),
+    ];
+    let mut reader = BufStreamReader::new(source(script), DefaultDeframer);
+    assert_eq!(reader.read_message().unwrap(), Some(&b"first"[..]));
+    assert_eq!(reader.read_message().unwrap(), None);
+    assert_eq!(reader.read_message().unwrap(), None);
+    assert_eq!(read_all(&mut reader), msgs[1..]);
 }
 
 #[test]
