@@ -203,7 +203,8 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
     }
 
     /// Bytes the sink has accepted from this writer: the offset at which the next frame starts,
-    /// or, after a failed write, the exact length of what reached the sink.
+    /// or, after a failed write, the exact length of what reached the sink. (If the sink
+    /// panics instead of failing, the count stops at the start of the frame being written.)
     pub fn bytes_written(&self) -> u64 {
         self.sink.written
     }
