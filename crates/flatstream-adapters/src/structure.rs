@@ -39,7 +39,9 @@ use flatstream_core::{Error, Result};
 ///
 /// * a **table**, recognized by its header: its signed offset leads to a plausible vtable (as
 ///   above) placed where FlatBuffers builders place vtables, either immediately before the table
-///   or after it (shared). The table must then pass every check, and is itself descended;
+///   or after it (shared). The table must then pass every check, and is itself descended; but
+///   if its own extent or field entries fail, its header is taken for a vector's count that
+///   only looked like one, and the next reading is tried;
 /// * otherwise a **vector or string**: a `u32` element count `n` followed by at least `n` bytes
 ///   inside the payload (every element is at least one byte). Elements are not descended: their
 ///   type is not in the buffer.
@@ -54,7 +56,11 @@ use flatstream_core::{Error, Result};
 /// # What is not checked, and the one way it can be wrong
 ///
 /// Scalar values, field types, required fields, unions, UTF-8 and terminators of strings, and
-/// the elements of vectors are not checked: that takes the schema.
+/// the elements of vectors are not checked: that takes the schema. Nor is every corruption of a
+/// nested table's own header: a table whose extent or field entries are damaged is read as the
+/// vector its first bytes could also be, and passes if that vector fits. (Random well-formed
+/// messages showed that both readings happen in valid data; refusing valid messages was the
+/// worse error.)
 ///
 /// A 4-byte scalar field (an `int`, `uint`, `float` or 4-byte struct) whose value happens to be
 /// a small multiple of 4 looks like a reference. It is then accepted as long as it lands on bytes
@@ -172,6 +178,19 @@ enum Kind {
 }
 
 impl Fault {
+    /// Whether this is a shape fault of the table at `pos` itself (it runs past the end of the
+    /// payload, or an entry of its vtable points outside it), as opposed to a limit or a fault
+    /// further down.
+    fn is_own_shape(&self, pos: usize, header: &Header) -> bool {
+        match self.kind {
+            Kind::ObjectOutOfBounds => self.at == pos,
+            Kind::FieldOutsideTable => {
+                (header.vtable..header.vtable + header.vtable_len).contains(&self.at)
+            }
+            _ => false,
+        }
+    }
+
     #[cold]
     #[inline(never)]
     fn into_error(self, offset: u64) -> Error {
@@ -398,11 +417,22 @@ impl Walk<'_> {
         if value == 0 || target % 4 != 0 || target.saturating_add(4) > self.buf.len() {
             return Ok(());
         }
-        if self
-            .header(target)
-            .is_ok_and(|h| builder_placed(target, &h))
+        if let Ok(header) = self.header(target)
+            && builder_placed(target, &header)
         {
-            return self.table(target, depth + 1);
+            let (tables, apparent) = (self.tables, self.apparent);
+            match self.table(target, depth + 1) {
+                Ok(()) => return Ok(()),
+                // A vector's count can read as the header of a table whose vtable happens to be
+                // among the bytes just before it (zeros, then a `u64` with `0x22` in the right
+                // place, did it), and that table's size and fields are then whatever those
+                // bytes say. If the table fails on its own shape, read the reference as a vector.
+                Err(fault) if fault.is_own_shape(target, &header) => {
+                    self.tables = tables;
+                    self.apparent = apparent;
+                }
+                Err(fault) => return Err(fault),
+            }
         }
         // A vector or a string: a count, then at least that many bytes.
         let count = self.u32_at(target).unwrap_or(u32::MAX) as usize;
