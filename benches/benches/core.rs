@@ -13,19 +13,21 @@
 //!   message, then `StreamReader` over the bytes.
 //! - `read/limit`: walk the bytes: read each length, slice the payload, touch its last byte.
 //! - `read/limit_copy`: `read/limit` plus copying the bytes in 64 KiB blocks: the least a reader
-//!   of a `Read` source can do, since `Read` hands bytes over by copying them.
+//!   of an arbitrary `Read` source can do, since `Read` hands bytes over by copying them.
 //! - `read/slice`: the `Frames` iterator over the bytes.
-//! - `read/reader_slice`: a long-lived `StreamReader` over `&[u8]` (a `Read` source in memory),
-//!   pointed at the stream again each iteration.
+//! - `read/reader_slice`: a long-lived `StreamReader` over `&[u8]` (a `Read` source in memory,
+//!   which it recognizes and parses in place), pointed at the stream again each iteration.
 //! - `read/reader_cursor`: the same over `Cursor<&[u8]>`, rewound each iteration.
-//! - `read/reader_new`: a new `StreamReader` over `&[u8]` each iteration (buffer allocation
-//!   included).
+//! - `read/reader_new`: a new `StreamReader` over `&[u8]` each iteration.
+//! - `read/reader_copy`: a long-lived `StreamReader` over the same bytes behind a `Read` it does
+//!   not recognize (`Opaque`), so that it copies them through its buffer as it does from a file
+//!   or a socket; compare with `read/limit_copy`.
 //! - `read/bufreader_slice`: a `BufStreamReader` over `&[u8]` (the same `Read` source, taken as
 //!   the `BufRead` it also is): frames are parsed in place, with no copy.
 //! - `read/bufreader_cursor`: the same over `Cursor<&[u8]>`, rewound each iteration.
 //! - `read_xxh3/limit`: the limit loop, plus XXH3-64 of each payload compared with the header.
-//! - `read_xxh3/slice`, `read_xxh3/reader_slice` and `read_xxh3/bufreader_slice`: the same with
-//!   `ChecksumDeframer<XxHash64>`.
+//! - `read_xxh3/slice`, `read_xxh3/reader_slice`, `read_xxh3/reader_copy` and
+//!   `read_xxh3/bufreader_slice`: the same with `ChecksumDeframer<XxHash64>`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flatbuffers::FlatBufferBuilder;
@@ -33,6 +35,7 @@ use flatstream::{
     BufStreamReader, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer,
     Frames, Result, StreamReader, StreamSerialize, StreamWriter, XxHash64,
 };
+use flatstream_bench::paths::Opaque;
 use std::fs::File;
 use std::hint::black_box;
 use std::io::{BufWriter, Cursor, IoSlice, Seek, SeekFrom, Write};
@@ -253,11 +256,18 @@ fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
             black_box(read_reader(&mut reader))
         })
     });
-    // A reader made for this stream alone: includes allocating its buffer.
+    // A reader made for this stream alone.
     g.bench_function("read/reader_new", |b| {
         b.iter(|| {
             let mut r = StreamReader::new(black_box(&plain[..]), DefaultDeframer);
             black_box(read_reader(&mut r))
+        })
+    });
+    let mut reader = StreamReader::new(Opaque(&plain[..]), DefaultDeframer);
+    g.bench_function("read/reader_copy", |b| {
+        b.iter(|| {
+            reader.get_mut().0 = black_box(&plain[..]);
+            black_box(read_reader(&mut reader))
         })
     });
     let mut reader = BufStreamReader::new(&plain[..], DefaultDeframer);
@@ -286,6 +296,13 @@ fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
     g.bench_function("read_xxh3/reader_slice", |b| {
         b.iter(|| {
             *reader.get_mut() = black_box(&xxh3[..]);
+            black_box(read_reader(&mut reader))
+        })
+    });
+    let mut reader = StreamReader::new(Opaque(&xxh3[..]), deframer);
+    g.bench_function("read_xxh3/reader_copy", |b| {
+        b.iter(|| {
+            reader.get_mut().0 = black_box(&xxh3[..]);
             black_box(read_reader(&mut reader))
         })
     });

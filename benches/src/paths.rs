@@ -29,6 +29,19 @@ impl Seen {
     }
 }
 
+/// Bytes in memory behind a `Read` that `StreamReader` does not recognize as in memory (it
+/// parses `&[u8]` and `Cursor`s in place), so that it copies them through its own buffer, as it
+/// does from a file or a socket.
+#[derive(Debug, Clone)]
+pub struct Opaque<R>(pub R);
+
+impl<R: Read> Read for Opaque<R> {
+    #[inline]
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
 /// `n` telemetry readings written as frames with `framer`.
 pub fn telemetry_stream<F: Framer>(n: u64, framer: F) -> Vec<u8> {
     let mut writer = StreamWriter::new(Vec::new(), framer);

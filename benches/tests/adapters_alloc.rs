@@ -9,6 +9,7 @@ use flatstream::{
     TypedReaderExt, TypedValidator,
 };
 use flatstream_bench::alloc::{CountingAlloc, measure_exact};
+use flatstream_bench::paths::Opaque;
 use flatstream_bench::telemetry::{Reading, Telemetry};
 use std::cell::Cell;
 use std::io::{self, Cursor};
@@ -61,7 +62,8 @@ fn a_reclaiming_writer_allocates_nothing_per_message_in_steady_state() {
 #[test]
 fn a_reclaiming_reader_allocates_nothing_per_message_in_steady_state() {
     let bytes = telemetry_stream(10_000);
-    let mut r = StreamReader::new(&bytes[..], DefaultDeframer).reclaim(ShrinkAfter::new(4096, 16));
+    let source = Opaque(&bytes[..]);
+    let mut r = StreamReader::new(source, DefaultDeframer).reclaim(ShrinkAfter::new(4096, 16));
     assert!(r.read_message().unwrap().is_some());
     let (count, stats) = measure_exact(|| {
         let mut n = 0;
@@ -148,7 +150,7 @@ fn after_a_burst_the_reader_returns_to_the_baseline_and_stays_allocation_free() 
     }
     let bytes = w.into_inner();
 
-    let mut r = StreamReader::with_capacity(BASELINE, &bytes[..], DefaultDeframer)
+    let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
         .reclaim(ShrinkAfter::new(BASELINE, 32));
     let check = |n: u64, p: &[u8], i: &mut u64| {
         if (50..53).contains(&n) {

@@ -6,6 +6,7 @@ use flatstream::{
     BufStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
 };
 use flatstream_bench::alloc::{CountingAlloc, measure_exact};
+use flatstream_bench::paths::Opaque;
 use flatstream_bench::telemetry::Reading;
 use std::io::{self, BufReader, Cursor};
 
@@ -57,7 +58,8 @@ fn writing_allocates_nothing_per_message_once_warm() {
 fn reading_allocates_nothing_per_message_once_warm() {
     let bytes = telemetry_stream(10_000);
 
-    let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
+    // Copying through the reader's buffer, as from a file or a socket.
+    let mut reader = StreamReader::new(Opaque(&bytes[..]), DefaultDeframer);
     assert!(reader.read_message().unwrap().is_some()); // allocates the buffer
     let (count, stats) = measure_exact(|| {
         let mut n = 0u64;
@@ -73,9 +75,9 @@ fn reading_allocates_nothing_per_message_once_warm() {
         n
     });
     assert_eq!(count, 9_999);
-    assert_eq!(stats.allocations, 0, "StreamReader over &[u8]: {stats:?}");
+    assert_eq!(stats.allocations, 0, "copying StreamReader: {stats:?}");
 
-    let mut reader = StreamReader::new(Cursor::new(&bytes), DefaultDeframer);
+    let mut reader = StreamReader::new(Opaque(Cursor::new(&bytes)), DefaultDeframer);
     assert!(reader.read_message().unwrap().is_some());
     let ((), stats) = measure_exact(|| {
         let mut m = reader.messages();
@@ -83,7 +85,31 @@ fn reading_allocates_nothing_per_message_once_warm() {
             assert!(!p.is_empty());
         }
     });
-    assert_eq!(stats.allocations, 0, "StreamReader over Cursor: {stats:?}");
+    assert_eq!(
+        stats.allocations, 0,
+        "copying StreamReader, messages(): {stats:?}"
+    );
+
+    // In place over `&[u8]` and `Cursor`: nothing at all, not even a first buffer.
+    let (count, stats) = measure_exact(|| -> flatstream::Result<u64> {
+        let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
+        let mut n = 0u64;
+        reader.process_all(|_| {
+            n += 1;
+            Ok(())
+        })?;
+        let mut reader = StreamReader::new(Cursor::new(&bytes), DefaultDeframer);
+        let mut m = reader.messages();
+        while m.next()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    });
+    assert_eq!(count.unwrap(), 20_000);
+    assert_eq!(
+        stats.allocations, 0,
+        "StreamReader over &[u8] and Cursor: {stats:?}"
+    );
 
     let (count, stats) = measure_exact(|| Frames::new(&bytes, DefaultDeframer).count());
     assert_eq!(count, 10_000);
@@ -144,7 +170,8 @@ fn hostile_lengths_allocate_no_more_than_the_bytes_received() {
         let mut bytes = claim.to_le_bytes().to_vec();
         bytes.extend(std::iter::repeat_n(0x5A, received));
         let (err, stats) = measure_exact(|| {
-            let mut reader = StreamReader::with_capacity(CAPACITY, &bytes[..], DefaultDeframer)
+            let source = Opaque(&bytes[..]);
+            let mut reader = StreamReader::with_capacity(CAPACITY, source, DefaultDeframer)
                 .with_max_frame_len(bound as usize);
             reader.read_message().unwrap_err()
         });
@@ -167,6 +194,19 @@ fn hostile_lengths_allocate_no_more_than_the_bytes_received() {
             }
             other => panic!("claim {claim}: {other:?}"),
         }
+
+        // `StreamReader` in place over the bytes: nothing allocated at all.
+        let (err, stats) = measure_exact(|| {
+            let reader = StreamReader::new(&bytes[..], DefaultDeframer);
+            reader
+                .with_max_frame_len(bound as usize)
+                .read_message()
+                .unwrap_err()
+        });
+        assert_eq!(
+            stats.allocations, 0,
+            "StreamReader in place, claim {claim}, received {received}: {err}"
+        );
 
         // In place, the reader holds only what straddles the source's buffer, as it arrives.
         let source = BufReader::with_capacity(CAPACITY, &bytes[..]);

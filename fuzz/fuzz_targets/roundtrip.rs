@@ -48,6 +48,6 @@ fuzz_target!(|input: (u8, u16, Vec<u8>, Vec<Vec<u8>>)| {
     } else {
         let hashed = Cell::new(0);
         let (framer, deframer) = checksummed(width, &hashed);
-        check(&messages, framer, &deframer, schedule, limit);
+        check(&messages, framer, deframer, schedule, limit);
     }
 });

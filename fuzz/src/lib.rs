@@ -210,7 +210,8 @@ pub fn read_slice<'a, D: Deframer>(data: &'a [u8], deframer: D, max: usize) -> V
 
 /// Reads `data` through a [`StreamReader`] over a [`Choppy`] source, retrying `WouldBlock`,
 /// and checks it produces exactly what the slice iterator produces; then the same for a
-/// [`BufStreamReader`] over `data` itself and over a `BufReader` of a [`Choppy`] source.
+/// `StreamReader` in place over `data` and a `Cursor` of it, and for a [`BufStreamReader`]
+/// over `data` itself and over a `BufReader` of a [`Choppy`] source.
 pub fn check_reader<D: Deframer>(data: &[u8], schedule: &[u8], deframer: D, max: usize) {
     let expected = read_slice(data, &deframer, max);
     check_buf_reader(data, &deframer, max, &expected, |r| {
@@ -237,6 +238,26 @@ pub fn check_reader<D: Deframer>(data: &[u8], schedule: &[u8], deframer: D, max:
             }
         }
     });
+
+    // `StreamReader` in place: over the slice with `process_all`, over a `Cursor` of it with
+    // `read_message`.
+    let mut reader = StreamReader::new(data, &deframer).with_max_frame_len(max);
+    let mut got = Vec::new();
+    let result = reader.process_all(|p| {
+        got.push(p.to_vec());
+        Ok(())
+    });
+    check_in_place(&mut reader, got, result.err(), &expected);
+    let mut reader = StreamReader::new(io::Cursor::new(data), &deframer).with_max_frame_len(max);
+    let mut got = Vec::new();
+    let error = loop {
+        match reader.read_message() {
+            Ok(Some(p)) => got.push(p.to_vec()),
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        }
+    };
+    check_in_place(&mut reader, got, error, &expected);
 
     let capacity = schedule.first().map_or(16, |&c| usize::from(c) * 4);
     let mut reader =
@@ -272,6 +293,45 @@ pub fn check_reader<D: Deframer>(data: &[u8], schedule: &[u8], deframer: D, max:
     assert_eq!(got_items, expected);
 }
 
+/// Checks what an in-place `StreamReader` read (its payloads, and the error that ended the
+/// reading) against the slice iterator's outcome.
+fn check_in_place<R: Read, D: Deframer>(
+    reader: &mut StreamReader<R, D>,
+    got: Vec<Vec<u8>>,
+    error: Option<Error>,
+    expected: &[Item<'_>],
+) {
+    let position = reader.position();
+    check_outcome(
+        &got,
+        error,
+        position,
+        || reader.read_message().err(),
+        expected,
+    );
+}
+
+/// Checks a reader's payloads and the error that ended its reading against the slice
+/// iterator's outcome: the error is at the reader's `position`, and reading `again` after a
+/// framing error gives it again.
+fn check_outcome(
+    got: &[Vec<u8>],
+    error: Option<Error>,
+    position: u64,
+    again: impl FnOnce() -> Option<Error>,
+    expected: &[Item<'_>],
+) {
+    let mut items: Vec<Item<'_>> = got.iter().map(|p| Item::Payload(p)).collect();
+    if let Some(e) = error {
+        assert_eq!(e.offset(), position);
+        // A framing error leaves the reader at the bad frame: it says so again.
+        let again = again().expect("the same error again");
+        assert_eq!(again.to_string(), e.to_string());
+        items.push(Item::Error(e.to_string()));
+    }
+    assert_eq!(items, expected);
+}
+
 /// Reads `source` with a [`BufStreamReader`] through `read` (which returns the payloads and the
 /// error that ended the reading) and checks the outcome against the slice iterator's.
 fn check_buf_reader<R, D, F>(source: R, deframer: D, max: usize, expected: &[Item<'_>], read: F)
@@ -282,15 +342,14 @@ where
 {
     let mut reader = BufStreamReader::new(source, deframer).with_max_frame_len(max);
     let (got, error) = read(&mut reader);
-    let mut items: Vec<Item<'_>> = got.iter().map(|p| Item::Payload(p)).collect();
-    if let Some(e) = error {
-        assert_eq!(e.offset(), reader.position());
-        // A framing error leaves the reader at the bad frame: it says so again.
-        let again = reader.read_message().unwrap_err();
-        assert_eq!(again.to_string(), e.to_string());
-        items.push(Item::Error(e.to_string()));
-    }
-    assert_eq!(items, expected);
+    let position = reader.position();
+    check_outcome(
+        &got,
+        error,
+        position,
+        || reader.read_message().err(),
+        expected,
+    );
 }
 
 /// Writes `messages` with `framer` through a [`Stingy`] sink that fails after `limit` bytes,

@@ -111,10 +111,12 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         group: "core",
         title: "Core: flatstream against a hand-written loop",
         description: "flatstream's writer and readers against `limit`, the least code that \
-            frames the same bytes (no error handling beyond bounds). `reader_*` rows are \
-            `StreamReader`, which copies from its `Read` source into its buffer (`limit_copy` is \
-            the least such a copy costs); `bufreader_*` rows are `BufStreamReader` over the \
-            same in-memory source taken as a `BufRead`, which parses in place.",
+            frames the same bytes (no error handling beyond bounds). `reader_slice`, \
+            `reader_cursor` and `reader_new` are `StreamReader` over `&[u8]` and `Cursor`, which \
+            it parses in place; `reader_copy` is `StreamReader` over the same bytes behind a \
+            `Read` it does not recognize, which it copies through its buffer as from a file or \
+            a socket (`limit_copy` is the least such a copy costs); `bufreader_*` rows are \
+            `BufStreamReader` over the same bytes taken as a `BufRead`.",
         baseline: "limit",
         parameter: "",
         layout: Layout::PerParameter,

@@ -4,6 +4,7 @@
 use crate::error::{Error, Result};
 use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header};
 use crate::framer::Deframer;
+use crate::in_memory;
 use core::ops::ControlFlow;
 use std::io::{self, Read};
 use std::vec::Vec;
@@ -17,9 +18,18 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 /// every complete frame already in it as a `&[u8]` borrowed from the buffer, with no copy and no
 /// further system call. It needs no `BufReader` in front of a `File` or `TcpStream`.
 ///
-/// Getting bytes out of any `Read` means copying them, which costs most where the bytes are
-/// already in memory. For a source that is a `BufRead` (`&[u8]`, `Cursor`, a `BufReader`),
-/// [`BufStreamReader`](crate::BufStreamReader) parses them where they are instead.
+/// # Bytes already in memory
+///
+/// Over `&[u8]`, `Cursor<&[u8]>`, `Cursor<Vec<u8>>` and `Cursor<&Vec<u8>>` the reader copies
+/// nothing: it parses the frames where they are, hands out payloads borrowed from the source's
+/// bytes, and moves the source past each frame it hands out (the slice shrinks, the cursor's
+/// position advances). It allocates no buffer, [`buffer`](Self::buffer) is always empty, and the
+/// capacity settings have no effect. Results, errors and offsets are the same as when it
+/// copies. The choice is made by type, at compile time, and costs nothing at run time.
+///
+/// Any other `Read` hands its bytes over by copying them into the reader's buffer. For another
+/// source that is a `BufRead` (a `BufReader` in front of a file, say),
+/// [`BufStreamReader`](crate::BufStreamReader) parses the bytes in the source's own buffer.
 ///
 /// * [`read_message`](Self::read_message) returns the next payload, or `None` at a clean end of
 ///   stream (the source returned end-of-file between two frames).
@@ -29,7 +39,7 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 ///
 /// # Memory
 ///
-/// The buffer is allocated on the first read, at 8 KiB or the capacity given to
+/// For a source it copies from, the buffer is allocated on the first read, at 8 KiB or the capacity given to
 /// [`with_capacity`](Self::with_capacity) if smaller, and doubles as data arrives up to that
 /// capacity (64 KiB for [`new`](Self::new)); reads are as large as the free space. It grows past
 /// the capacity only for a frame that does not fit, and then only as the frame's bytes actually
@@ -121,6 +131,9 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// the source is a file that is still being written, a later call may return more frames.
     #[inline]
     pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        if in_memory::is_in_memory::<R>() {
+            return self.read_in_place();
+        }
         Ok(self.next_frame()?.map(|(start, end)| &self.buf[start..end]))
     }
 
@@ -136,15 +149,31 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         F: FnMut(&[u8]) -> Result<C>,
         C: IntoControlFlow,
     {
+        if in_memory::is_in_memory::<R>() {
+            return self.process_in_place(f);
+        }
         loop {
+            // Every complete frame already buffered, in one pass that keeps the position in
+            // registers; it is stored once, on the way out.
+            let buffered = &self.buf[self.pos..self.end];
+            let (used, pass) = deliver_frames(
+                buffered,
+                &self.deframer,
+                self.max_frame_len,
+                self.offset,
+                &mut f,
+            );
+            self.consume(used);
+            if let Pass::Stopped = pass? {
+                return Ok(());
+            }
+            // No complete frame is buffered: read more, or report why not.
             let frame_offset = self.offset;
-            let Some((start, end)) = self.next_frame()? else {
+            let Some((start, end)) = self.next_frame_slow()? else {
                 return Ok(());
             };
-            match f(&self.buf[start..end]).map(IntoControlFlow::into_control_flow) {
-                Ok(ControlFlow::Continue(())) => {}
-                Ok(ControlFlow::Break(())) => return Ok(()),
-                Err(e) => return Err(e.at_frame(frame_offset)),
+            if let ControlFlow::Break(()) = flow(f(&self.buf[start..end]), frame_offset)? {
+                return Ok(());
             }
         }
     }
@@ -208,6 +237,57 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         self.buf.truncate(self.end);
         self.buf.drain(..self.pos);
         (self.source, self.buf)
+    }
+
+    /// `read_message` for a source whose bytes are in memory: the frame is parsed where it
+    /// is, and the source moved past it.
+    #[inline(always)]
+    fn read_in_place(&mut self) -> Result<Option<&[u8]>> {
+        let bytes = in_memory::unread(&self.source).unwrap_or_default();
+        let checksum_size = self.deframer.checksum_size();
+        let Some(span) = complete_frame(bytes, checksum_size, self.max_frame_len) else {
+            let end = in_place_end(&self.deframer, bytes, self.max_frame_len, self.offset);
+            return end.map(|()| None);
+        };
+        let (header, rest) = bytes.split_at(span.header_len);
+        let payload = &rest[..span.payload_len];
+        let verified = self
+            .deframer
+            .verify(&header[LEN_PREFIX_SIZE..], payload, self.offset);
+        if let Err(e) = verified {
+            if e.is_content_error() {
+                in_memory::take(&mut self.source, span.frame_len());
+                self.offset += span.frame_len() as u64;
+            }
+            return Err(e);
+        }
+        let frame = in_memory::take(&mut self.source, span.frame_len());
+        self.offset += span.frame_len() as u64;
+        Ok(Some(&frame[span.header_len..]))
+    }
+
+    /// `process_all` for a source whose bytes are in memory: one pass over them, and one
+    /// move of the source at the end.
+    #[inline(always)]
+    fn process_in_place<F, C>(&mut self, mut f: F) -> Result<()>
+    where
+        F: FnMut(&[u8]) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        let bytes = in_memory::unread(&self.source).unwrap_or_default();
+        let max = self.max_frame_len;
+        let (used, pass) = deliver_frames(bytes, &self.deframer, max, self.offset, &mut f);
+        let outcome = match pass {
+            Ok(Pass::Exhausted) => {
+                let offset = self.offset + used as u64;
+                in_place_end(&self.deframer, &bytes[used..], max, offset)
+            }
+            Ok(Pass::Stopped) => Ok(()),
+            Err(e) => Err(e),
+        };
+        in_memory::take(&mut self.source, used);
+        self.offset += used as u64;
+        outcome
     }
 
     /// Finds the next complete, verified frame; returns the payload's range in `buf`.
@@ -327,6 +407,97 @@ impl<R: Read, D: Deframer> Messages<'_, R, D> {
     }
 }
 
+/// Why an in-memory source holds no complete frame at `offset`: it is at its end (`Ok`), or
+/// the frame there is cut short or over the bound.
+#[cold]
+fn in_place_end<D: Deframer>(deframer: &D, bytes: &[u8], max: usize, offset: u64) -> Result<()> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    match parse_header(deframer, bytes, max, offset)? {
+        Parsed::Incomplete { needed } => Err(Error::eof(offset, needed, bytes.len())),
+        // Not reached: `complete_frame` found no complete frame within the same bound. Should
+        // the two ever disagree, the reader reports the frame rather than loop or panic.
+        Parsed::Frame(span) => Err(Error::too_large(offset, span.payload_len, max)),
+    }
+}
+
+/// How [`deliver_frames`] ended.
+pub(crate) enum Pass {
+    /// No complete frame is left at the front of the bytes.
+    Exhausted,
+    /// The callback asked to stop.
+    Stopped,
+}
+
+/// Hands every complete frame at the front of `bytes` to `f`, verified, and stops at the first
+/// that is incomplete or over `max`, at a framing error, or when `f` asks to stop. `offset` is
+/// the stream offset of `bytes[0]`.
+///
+/// Returns the bytes consumed, which include a frame skipped for a content error, with the
+/// outcome. This is the hot loop of both readers' `process_all`: the position lives in a local,
+/// and the caller stores it once.
+#[inline(always)]
+pub(crate) fn deliver_frames<D, F, C>(
+    mut bytes: &[u8],
+    deframer: &D,
+    max: usize,
+    offset: u64,
+    f: &mut F,
+) -> (usize, Result<Pass>)
+where
+    D: Deframer,
+    F: FnMut(&[u8]) -> Result<C>,
+    C: IntoControlFlow,
+{
+    let checksum_size = deframer.checksum_size();
+    let total = bytes.len();
+    let outcome = loop {
+        // Shaped as the hand-written loop is: the next frame's address is this one's payload
+        // address plus its length, one addition after the length is loaded.
+        let Some((prefix, rest)) = bytes.split_first_chunk::<LEN_PREFIX_SIZE>() else {
+            break Ok(Pass::Exhausted);
+        };
+        let payload_len = u32::from_le_bytes(*prefix) as usize;
+        if payload_len > max
+            || rest.len() < checksum_size
+            || rest.len() - checksum_size < payload_len
+        {
+            break Ok(Pass::Exhausted);
+        }
+        let (checksum, rest) = rest.split_at(checksum_size);
+        let (payload, next) = rest.split_at(payload_len);
+        let frame_offset = offset + (total - bytes.len()) as u64;
+        if let Err(e) = deframer.verify(checksum, payload, frame_offset) {
+            if e.is_content_error() {
+                bytes = next;
+            }
+            break Err(e);
+        }
+        let flow = flow(f(payload), frame_offset);
+        bytes = next;
+        match flow {
+            Ok(ControlFlow::Continue(())) => {}
+            Ok(ControlFlow::Break(())) => break Ok(Pass::Stopped),
+            Err(e) => break Err(e),
+        }
+    };
+    (total - bytes.len(), outcome)
+}
+
+/// A `process_all` callback's result as "go on" or "stop", with an error stamped with the
+/// offset of the frame it was given.
+#[inline(always)]
+pub(crate) fn flow<C: IntoControlFlow>(
+    result: Result<C>,
+    frame_offset: u64,
+) -> Result<ControlFlow<()>> {
+    match result {
+        Ok(c) => Ok(c.into_control_flow()),
+        Err(e) => Err(e.at_frame(frame_offset)),
+    }
+}
+
 /// What a [`StreamReader::process_all`] callback returns besides errors: `()` to go on, or a
 /// `ControlFlow` to choose.
 pub trait IntoControlFlow {
@@ -354,6 +525,15 @@ mod tests {
     use crate::framer::{DefaultDeframer, DefaultFramer};
     use crate::writer::StreamWriter;
 
+    /// Bytes behind a `Read` the reader does not recognize as in memory: it copies them.
+    struct Opaque<'a>(&'a [u8]);
+
+    impl Read for Opaque<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.0.read(buf)
+        }
+    }
+
     fn stream(payloads: &[&[u8]]) -> Vec<u8> {
         let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
         for p in payloads {
@@ -365,7 +545,7 @@ mod tests {
     #[test]
     fn reads_frames_then_none() {
         let bytes = stream(&[b"a", b"", b"hello"]);
-        let mut r = StreamReader::with_capacity(4, &bytes[..], DefaultDeframer);
+        let mut r = StreamReader::with_capacity(4, Opaque(&bytes), DefaultDeframer);
         assert_eq!(r.read_message().unwrap(), Some(&b"a"[..]));
         assert_eq!(r.read_message().unwrap(), Some(&b""[..]));
         assert_eq!(r.read_message().unwrap(), Some(&b"hello"[..]));
@@ -423,19 +603,27 @@ mod tests {
     fn unconsumed_bytes_are_available() {
         let mut bytes = stream(&[b"abc", b"def"]);
         bytes.extend_from_slice(b"tail");
-        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+        let mut r = StreamReader::new(Opaque(&bytes), DefaultDeframer);
         r.read_message().unwrap();
         assert_eq!(r.buffer(), &bytes[7..]);
         let (rest, buffered) = r.into_parts();
-        assert!(rest.is_empty());
+        assert!(rest.0.is_empty());
         assert_eq!(buffered, &bytes[7..]);
+
+        // In place, the source itself keeps them.
+        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+        r.read_message().unwrap();
+        assert!(r.buffer().is_empty());
+        let (rest, buffered) = r.into_parts();
+        assert_eq!(rest, &bytes[7..]);
+        assert!(buffered.is_empty());
     }
 
     #[test]
     fn shrink_to_releases_memory_and_keeps_unread_bytes() {
         let big = vec![9u8; 100_000];
         let bytes = stream(&[&big, b"small"]);
-        let mut r = StreamReader::with_capacity(1024, &bytes[..], DefaultDeframer);
+        let mut r = StreamReader::with_capacity(1024, Opaque(&bytes), DefaultDeframer);
         assert_eq!(r.read_message().unwrap().unwrap().len(), 100_000);
         assert!(r.capacity() >= 100_000);
         r.shrink_to(1024);

@@ -40,10 +40,10 @@
 //!   [`write_finished`](StreamWriter::write_finished) (expert mode: your own builders) and
 //!   [`write_payload`](StreamWriter::write_payload).
 //! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
-//!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages));
-//!   [`BufStreamReader`], the same over a `BufRead`, parsing in the source's own buffer (no copy
-//!   at all over `&[u8]` or a `Cursor`); and [`Frames`] over a byte slice such as a
-//!   memory-mapped file.
+//!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), with no
+//!   copy at all over `&[u8]` or a `Cursor`; [`BufStreamReader`], the same over a `BufRead`,
+//!   parsing in the source's own buffer (a `BufReader`'s, say); and [`Frames`] over a byte slice
+//!   such as a memory-mapped file.
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
 //!   [`ChecksumDeframer`] with a [`Checksum`] from [`checksum`].
 //! - Adapters ([`adapters`]): bounds, observers, validation, typed reading, buffer reclamation.

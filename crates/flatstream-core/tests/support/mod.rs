@@ -86,3 +86,14 @@ impl Read for Scripted {
         Ok(n)
     }
 }
+
+/// Bytes in memory behind a `Read` that `StreamReader` does not recognize as in memory, so
+/// that it copies them through its own buffer: the path every other source (a file, a socket)
+/// takes. `&[u8]` and `Cursor` themselves are parsed in place.
+pub struct Opaque<R>(pub R);
+
+impl<R: Read> Read for Opaque<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
