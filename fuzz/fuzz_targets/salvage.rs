@@ -72,7 +72,7 @@ fuzz_target!(|input: &[u8]| {
     check(data, DefaultDeframer, max);
     let hashed = Cell::new(0);
     let (_, deframer) = checksummed(*width, &hashed);
-    check(data, &deframer, max);
+    check(data, deframer, max);
     // The work bound: each offset is tried once, plus one re-check per frame kept, each over
     // at most min(max, len) bytes; the re-reads in `check` add one more per frame.
     let n = data.len() as u64;
