@@ -4,6 +4,7 @@
 
 pub mod alloc;
 pub mod checksums;
+pub mod core_loops;
 pub mod cycle;
 pub mod faults;
 pub mod mmap;

@@ -158,8 +158,10 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
 impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
     /// Sets the largest payload this writer accepts (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB).
     /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
+    /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max;
+        // Clamped once here, so that the one check per frame also proves the framer's.
+        self.max_frame_len = max.min(u32::MAX as usize);
         self
     }
 
@@ -266,8 +268,7 @@ impl<W: Write> CountingSink<W> {
         payload: &[u8],
     ) -> Result<()> {
         let offset = self.written;
-        // Clamped to the `u32` prefix, so that this one check also proves the framer's.
-        let max = max.min(u32::MAX as usize);
+        // `max` is at most `u32::MAX` (see `with_max_frame_len`).
         if payload.len() > max {
             return Err(Error::too_large(offset, payload.len(), max));
         }
