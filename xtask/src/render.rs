@@ -288,6 +288,7 @@ fn doc(snap: &Snapshot) -> String {
     }
 
     choose(&mut s, snap);
+    ratios(&mut s, snap);
 
     s.push_str("## All results\n\n");
     s.push_str(
@@ -307,6 +308,79 @@ fn doc(snap: &Snapshot) -> String {
     }
     s.push_str(REPRODUCE);
     s
+}
+
+/// The core suite's target ratios, from the paired timing of the `ratios` bench: one row per
+/// side, one column per group, each cell the median ratio with its quartiles.
+fn ratios(s: &mut String, snap: &Snapshot) {
+    let Some(first) = snap.ratios.first() else {
+        return;
+    };
+    let mut groups: Vec<&str> = Vec::new();
+    let mut sides: Vec<(&str, &str, Option<f64>)> = Vec::new();
+    for r in &snap.ratios {
+        if !groups.contains(&r.group.as_str()) {
+            groups.push(&r.group);
+        }
+        if !sides.iter().any(|(side, ..)| *side == r.side) {
+            sides.push((&r.side, &r.baseline, r.target));
+        }
+    }
+    s.push_str("## Core targets: paired timing\n\n");
+    let _ = writeln!(
+        s,
+        "The `core/*` targets are ratios of flatstream to a hand-written loop. Two criterion \
+         benchmarks are timed seconds apart, and on this shared machine their ratio moves with \
+         whatever else the host runs, by 10 % and more from one run to the next. So the `ratios` \
+         bench times each pair back to back, the order alternating, {} rounds in each of {} \
+         processes (a process's memory layout moves the writer's ratio too). Each cell is the \
+         median of the per-round ratios, then the quartiles and, after the semicolon, the lowest \
+         and highest median of one process. The functions timed are those of the criterion \
+         rows below. Lower is faster; under 1, flatstream was faster than the loop.\n",
+        first.rounds / first.processes.max(1),
+        first.processes
+    );
+    s.push_str("| side | baseline | target |");
+    for g in &groups {
+        let _ = write!(s, " `{g}` |");
+    }
+    s.push_str(" within target |\n|---|---|--:|");
+    for _ in &groups {
+        s.push_str("--:|");
+    }
+    s.push_str("---|\n");
+    for (side, baseline, target) in &sides {
+        let target_cell = target.map_or("–".to_owned(), |t| format!("≤ {t:.1}"));
+        let _ = write!(s, "| `{side}` | `{baseline}` | {target_cell} |");
+        let (mut within, mut total) = (0, 0);
+        for g in &groups {
+            match snap
+                .ratios
+                .iter()
+                .find(|r| r.group == *g && r.side == *side)
+            {
+                Some(r) => {
+                    total += 1;
+                    if target.is_some_and(|t| r.median <= t) {
+                        within += 1;
+                    }
+                    let _ = write!(
+                        s,
+                        " {:.2} ({:.2}–{:.2}; {:.2}–{:.2}) |",
+                        r.median, r.q1, r.q3, r.lowest, r.highest
+                    );
+                }
+                None => s.push_str(" – |"),
+            }
+        }
+        let verdict = if target.is_some() {
+            format!("{within} of {total}")
+        } else {
+            "–".to_owned()
+        };
+        let _ = writeln!(s, " {verdict} |");
+    }
+    s.push('\n');
 }
 
 /// The "which to choose" table, each row backed by figures from the snapshot.
@@ -412,7 +486,7 @@ fn choose(s: &mut String, snap: &Snapshot) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{Alloc, Throughput};
+    use crate::snapshot::{Alloc, Ratio, Throughput};
 
     fn bench(group: &str, function: &str, param: &str, ns: f64, t: Throughput) -> Bench {
         Bench {
@@ -491,6 +565,23 @@ mod tests {
                     wire_bytes: Some(2_200_000),
                 },
             ],
+            ratios: ["core/numeric/100", "core/numeric/100000"]
+                .iter()
+                .enumerate()
+                .map(|(i, g)| Ratio {
+                    group: (*g).into(),
+                    side: "write/flatstream".into(),
+                    baseline: "write/limit".into(),
+                    target: Some(1.1),
+                    processes: 5,
+                    rounds: 505,
+                    median: 1.05 + 0.1 * i as f64,
+                    q1: 1.0,
+                    q3: 1.2,
+                    lowest: 0.99,
+                    highest: 1.3,
+                })
+                .collect(),
         }
     }
 
@@ -597,6 +688,21 @@ mod tests {
         assert!(section.contains("against the group's first benchmark in id order"));
         assert!(section.contains("| time vs `a` |"));
         assert!(section.contains("| `b` | 20.0 ns ± 0.40 ns | 2.98 GiB/s | 2.00× |"));
+    }
+
+    #[test]
+    fn target_ratios_say_where_they_hold_and_where_not() {
+        let doc = doc(&sample());
+        let section = doc.split("## Core targets").nth(1).unwrap();
+        let row = section
+            .lines()
+            .find(|l| l.starts_with("| `write/flatstream`"))
+            .unwrap();
+        assert!(row.contains("| ≤ 1.1 |"), "{row}");
+        assert!(row.contains(" 1.05 (1.00–1.20; 0.99–1.30) |"), "{row}");
+        assert!(row.contains(" 1.15 ("), "{row}");
+        assert!(row.ends_with(" 1 of 2 |"), "{row}");
+        assert!(section.contains("101 rounds in each of 5 processes"));
     }
 
     #[test]

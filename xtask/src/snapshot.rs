@@ -62,6 +62,27 @@ impl Alloc {
     }
 }
 
+/// One target ratio of the core suite, from the paired timing of the `ratios` bench: a
+/// flatstream side over its baseline, timed back to back for many rounds in several processes.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Ratio {
+    /// Criterion's group of the same workload, `core/<message>/<count>`.
+    pub group: String,
+    pub side: String,
+    pub baseline: String,
+    /// The ratio the side should stay within, if the suite sets one.
+    pub target: Option<f64>,
+    pub processes: u64,
+    pub rounds: u64,
+    /// Median and quartiles of the per-round ratios of all processes.
+    pub median: f64,
+    pub q1: f64,
+    pub q3: f64,
+    /// The lowest and highest median of a single process.
+    pub lowest: f64,
+    pub highest: f64,
+}
+
 /// Everything a report is rendered from.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Snapshot {
@@ -79,6 +100,7 @@ pub(crate) struct Snapshot {
     pub command: String,
     pub benches: Vec<Bench>,
     pub allocs: Vec<Alloc>,
+    pub ratios: Vec<Ratio>,
 }
 
 impl Snapshot {
@@ -99,6 +121,7 @@ pub(crate) fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<Stri
         std::fs::remove_dir_all(&criterion).map_err(|e| format!("{}: {e}", criterion.display()))?;
     }
     let _ = std::fs::remove_file(allocations_path(target));
+    let _ = std::fs::remove_file(ratios_path(target));
     let mut args = vec!["bench", "-p", "flatstream-bench", "--benches", "--"];
     if quick {
         args.extend(["--warm-up-time", "0.5", "--measurement-time", "1"]);
@@ -120,6 +143,10 @@ pub(crate) fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<Stri
 
 fn allocations_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("allocations.json")
+}
+
+fn ratios_path(target: &Path) -> PathBuf {
+    target.join("flatstream-bench").join("ratios.json")
 }
 
 /// Reads criterion's results and the allocation counts under `target`.
@@ -159,6 +186,11 @@ pub(crate) fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> 
         Ok(text) => parse_allocs(&parse(&text, &alloc_path)?["allocations"]),
         Err(_) => Vec::new(),
     };
+    let ratio_path = ratios_path(target);
+    let ratios = match std::fs::read_to_string(&ratio_path) {
+        Ok(text) => parse_ratios(&parse(&text, &ratio_path)?["ratios"]),
+        Err(_) => Vec::new(),
+    };
 
     Ok(Snapshot {
         cpu: cpu_model(),
@@ -179,6 +211,7 @@ pub(crate) fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> 
         command: command.to_owned(),
         benches,
         allocs,
+        ratios,
     })
 }
 
@@ -245,6 +278,29 @@ fn parse_allocs(v: &Value) -> Vec<Alloc> {
     out
 }
 
+/// The rows of the `ratios` bench's output (or of a snapshot), in the order given.
+fn parse_ratios(v: &Value) -> Vec<Ratio> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            Some(Ratio {
+                group: r["group"].as_str()?.to_owned(),
+                side: r["side"].as_str()?.to_owned(),
+                baseline: r["baseline"].as_str()?.to_owned(),
+                target: r["target"].as_f64(),
+                processes: r["processes"].as_u64()?,
+                rounds: r["rounds"].as_u64()?,
+                median: r["median"].as_f64()?,
+                q1: r["q1"].as_f64()?,
+                q3: r["q3"].as_f64()?,
+                lowest: r["lowest_process_median"].as_f64()?,
+                highest: r["highest_process_median"].as_f64()?,
+            })
+        })
+        .collect()
+}
+
 /// Loads a snapshot written by [`to_json`].
 pub(crate) fn load(path: &Path) -> Result<Snapshot> {
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -293,6 +349,7 @@ pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
         command: s(&v["command"])?,
         benches,
         allocs: parse_allocs(&v["allocations"]),
+        ratios: parse_ratios(&v["ratios"]),
     })
 }
 
@@ -339,6 +396,13 @@ pub(crate) fn to_json(snap: &Snapshot) -> String {
         "command": snap.command,
         "benchmarks": benches,
         "allocations": allocs,
+        "ratios": snap.ratios.iter().map(|r| json!({
+            "group": r.group, "side": r.side, "baseline": r.baseline, "target": r.target,
+            "processes": r.processes, "rounds": r.rounds,
+            "median": round(r.median), "q1": round(r.q1), "q3": round(r.q3),
+            "lowest_process_median": round(r.lowest),
+            "highest_process_median": round(r.highest),
+        })).collect::<Vec<_>>(),
     });
     serde_json::to_string_pretty(&doc).expect("a Value serializes") + "\n"
 }
@@ -438,6 +502,19 @@ mod tests {
                 allocations: 1,
                 bytes: 8,
                 wire_bytes: Some(12),
+            }],
+            ratios: vec![Ratio {
+                group: "core/numeric/100".into(),
+                side: "read/slice".into(),
+                baseline: "read/limit".into(),
+                target: Some(1.2),
+                processes: 5,
+                rounds: 505,
+                median: 1.025,
+                q1: 1.0,
+                q3: 1.125,
+                lowest: 0.875,
+                highest: 1.25,
             }],
         };
         let back = from_json(&serde_json::from_str(&to_json(&snap)).unwrap()).unwrap();
