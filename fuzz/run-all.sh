@@ -8,7 +8,8 @@
 #
 # Needs cargo-fuzz (`cargo install cargo-fuzz --locked`). Builds with the stable toolchain and
 # RUSTC_BOOTSTRAP=1 (libFuzzer needs a few nightly flags). No sanitizer: the code under test has
-# no `unsafe`, and without ASan the targets run several times faster. Debug assertions (and so
+# no `unsafe` besides flatstream-core's `in_memory` casts, which ASan could not check (Miri does,
+# in CI), and without ASan the targets run several times faster. Debug assertions (and so
 # overflow checks) are on. Any single allocation over 64 MiB is a crash: no input is that large,
 # so such an allocation would be one the bytes present do not justify.
 set -euo pipefail
