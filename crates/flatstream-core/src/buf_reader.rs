@@ -5,7 +5,7 @@ use crate::frame::{
     DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header,
 };
 use crate::framer::Deframer;
-use crate::reader::IntoControlFlow;
+use crate::reader::{IntoControlFlow, Pass, deliver_frames, flow};
 use core::ops::ControlFlow;
 use std::io::{self, BufRead};
 use std::vec::Vec;
@@ -163,10 +163,8 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             let Some(payload) = self.read_message()? else {
                 return Ok(());
             };
-            match f(payload).map(IntoControlFlow::into_control_flow) {
-                Ok(ControlFlow::Continue(())) => {}
-                Ok(ControlFlow::Break(())) => return Ok(()),
-                Err(e) => return Err(e.at_frame(frame_offset)),
+            if let ControlFlow::Break(()) = flow(f(payload), frame_offset)? {
+                return Ok(());
             }
         }
     }
@@ -246,7 +244,7 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
         F: FnMut(&[u8]) -> Result<C>,
         C: IntoControlFlow,
     {
-        let mut rest = match self.source.fill_buf() {
+        let rest = match self.source.fill_buf() {
             // Not asked again: a source at end-of-file may have more to say on the next read.
             Ok([]) => return Ok(Batch::End),
             Ok(bytes) => bytes,
@@ -254,42 +252,14 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Batch::Nothing),
             Err(e) => return Err(Error::io(e, self.offset)),
         };
-        let checksum_size = self.deframer.checksum_size();
-        let max = self.max_frame_len;
-        // Frames handed out in this pass, in bytes: kept in a local and accounted for on the
-        // way out, which keeps stores out of the loop.
-        let mut used = 0;
-        let outcome = loop {
-            let Some(span) = complete_frame(rest, checksum_size, max) else {
-                break Ok(if used > 0 {
-                    Batch::Continue
-                } else {
-                    Batch::Nothing
-                });
-            };
-            let (header, tail) = rest.split_at(span.header_len);
-            let (payload, next) = tail.split_at(span.payload_len);
-            let frame_offset = self.offset + used as u64;
-            let verified = self
-                .deframer
-                .verify(&header[LEN_PREFIX_SIZE..], payload, frame_offset);
-            if let Err(e) = verified {
-                if e.is_content_error() {
-                    used += span.frame_len();
-                }
-                break Err(e);
-            }
-            used += span.frame_len();
-            match f(payload).map(IntoControlFlow::into_control_flow) {
-                Ok(ControlFlow::Continue(())) => {}
-                Ok(ControlFlow::Break(())) => break Ok(Batch::Break),
-                Err(e) => break Err(e.at_frame(frame_offset)),
-            }
-            rest = next;
-        };
+        let (used, pass) = deliver_frames(rest, &self.deframer, self.max_frame_len, self.offset, f);
         self.pending += used;
         self.offset += used as u64;
-        outcome
+        match pass? {
+            Pass::Stopped => Ok(Batch::Break),
+            Pass::Exhausted if used > 0 => Ok(Batch::Continue),
+            Pass::Exhausted => Ok(Batch::Nothing),
+        }
     }
 
     /// Finds the next complete frame, verifies it and counts it as handed out. Reads and
