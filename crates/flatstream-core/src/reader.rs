@@ -102,7 +102,8 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 
     /// A reader with an initial buffer of `capacity` bytes (at least 16). The buffer is
-    /// allocated on the first read.
+    /// allocated on the first read; a reader of bytes already in memory (`&[u8]`, `Cursor`)
+    /// never allocates one.
     pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
         let max_frame_len = DEFAULT_MAX_FRAME_LEN.min(deframer.max_payload_len());
         StreamReader {
@@ -195,7 +196,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         &self.buf[self.pos..self.end]
     }
 
-    /// Bytes currently allocated for the buffer.
+    /// Bytes currently allocated for the buffer (none for a source read in place).
     pub fn capacity(&self) -> usize {
         self.buf.capacity()
     }
