@@ -179,15 +179,22 @@ impl ReclaimPolicy for ShrinkAbove {
 /// for _ in 0..10 {
 ///     writer.write_payload(b"small")?;
 /// }
-/// let bytes = writer.into_inner();
+/// let path = std::env::temp_dir().join(format!("reclaim-doc-{}", std::process::id()));
+/// std::fs::write(&path, writer.into_inner())?;
 ///
-/// let mut reader = StreamReader::with_capacity(4096, &bytes[..], DefaultDeframer)
+/// // A file is read through the reader's buffer, which grows for the large message.
+/// let file = std::fs::File::open(&path)?;
+/// let mut reader = StreamReader::with_capacity(4096, file, DefaultDeframer)
 ///     .reclaim(ShrinkAfter::new(4096, 8));
+/// let mut peak = 0;
 /// while let Some(payload) = reader.read_message()? {
 ///     assert!(payload == b"small" || payload.len() == 1 << 20);
+///     peak = peak.max(reader.get_ref().capacity());
 /// }
+/// assert!(peak > 1 << 20);
 /// assert!(reader.get_ref().capacity() <= 4096);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// A payload cannot be held across the next read:

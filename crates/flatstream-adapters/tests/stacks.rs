@@ -155,8 +155,10 @@ fn bounded_deframer_rejects_from_the_length_prefix_before_allocating() {
     let mut bytes = bare(&[b"ok"]);
     bytes.extend_from_slice(&100_000_000u32.to_le_bytes());
     bytes.extend_from_slice(&[0; 12]);
+    // Through a `Read` the reader copies from (it reads `&[u8]` in place, allocating nothing).
+    let source = std::io::Read::chain(&bytes[..], std::io::empty());
     let mut r =
-        StreamReader::with_capacity(64, &bytes[..], ChecksumDeframer::new(ByteSum).bounded(1000));
+        StreamReader::with_capacity(64, source, ChecksumDeframer::new(ByteSum).bounded(1000));
     assert_eq!(r.read_message().unwrap(), Some(&b"ok"[..]));
     let err = r.read_message().unwrap_err();
     assert!(matches!(

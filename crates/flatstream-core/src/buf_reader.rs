@@ -143,7 +143,9 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
     /// [`StreamReader::process_all`](crate::StreamReader::process_all).
     ///
     /// The frames already in the source's buffer are handed out in one pass, and consumed
-    /// together.
+    /// together. So if `f` panics and the panic is caught, a later call may hand out again
+    /// frames of that pass that `f` was given before the panic; a frame that straddled a refill
+    /// counts as read as soon as it is handed out, so a panic on it moves past it.
     #[inline]
     pub fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
     where

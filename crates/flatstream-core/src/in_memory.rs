@@ -119,10 +119,14 @@ fn rest(bytes: &[u8], position: u64) -> &[u8] {
     &bytes[start..]
 }
 
-/// Moves a cursor `n` bytes on and returns the bytes it passed.
+/// Moves a cursor `n` bytes on and returns the bytes it passed. `n` must be at most the bytes
+/// left (the reader's calls take it from those); if not, this panics and the cursor stays.
 #[inline(always)]
 fn advance<T: AsRef<[u8]>>(cursor: &mut Cursor<T>, n: usize) -> &[u8] {
     let position = cursor.position();
+    let left = rest(cursor.get_ref().as_ref(), position).len();
+    assert!(n <= left, "taking {n} of {left} bytes");
+    // No overflow: `position + n` is at most the buffer's length, or `n` is 0.
     cursor.set_position(position + n as u64);
     let cursor = &*cursor;
     &rest(cursor.get_ref().as_ref(), position)[..n]

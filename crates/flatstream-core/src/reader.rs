@@ -144,6 +144,10 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// not an error, and the next frame stays unread for a later call. An error returned by
     /// `f` stops the loop and is returned; a verifier or validation error raised in `f` is
     /// stamped with the offset of the frame being processed.
+    ///
+    /// The reader records its progress once per pass over the frames it holds, not per frame,
+    /// so if `f` panics and the panic is caught, a later call may hand out again frames that
+    /// `f` was given before the panic. No frame is skipped.
     #[inline]
     pub fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
     where
@@ -168,12 +172,9 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             if let Pass::Stopped = pass? {
                 return Ok(());
             }
-            // No complete frame is buffered: read more, or report why not.
-            let frame_offset = self.offset;
-            let Some((start, end)) = self.next_frame_slow()? else {
-                return Ok(());
-            };
-            if let ControlFlow::Break(()) = flow(f(&self.buf[start..end]), frame_offset)? {
+            // No complete frame is buffered: read until one is, or report why not. The next
+            // pass hands it out, and progress is recorded only after the callback returns.
+            if !self.buffer_next_frame()? {
                 return Ok(());
             }
         }
@@ -326,15 +327,27 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// No complete frame within the bound is buffered: read more, or report why not.
     #[cold]
     fn next_frame_slow(&mut self) -> Result<Option<(usize, usize)>> {
+        if self.buffer_next_frame()? {
+            self.next_frame()
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Reads until the next frame is whole in the buffer (`true`), or the source is at its end
+    /// between two frames (`false`); anything else is an error: a length over the bound, the
+    /// end of the source inside a frame, an I/O error.
+    #[cold]
+    fn buffer_next_frame(&mut self) -> Result<bool> {
         loop {
             let available = &self.buf[self.pos..self.end];
             match parse_header(&self.deframer, available, self.max_frame_len, self.offset)? {
-                Parsed::Frame(_) => return self.next_frame(),
+                Parsed::Frame(_) => return Ok(true),
                 Parsed::Incomplete { needed } => {
                     if !self.fill(needed)? {
                         let present = self.end - self.pos;
                         if present == 0 {
-                            return Ok(None);
+                            return Ok(false);
                         }
                         return Err(Error::eof(self.offset, needed, present));
                     }
@@ -549,10 +562,8 @@ mod tests {
         assert_eq!(r.position(), bytes.len() as u64);
     }
 
-    #[test]
-    fn process_all_can_stop_without_error_and_resume() {
-        let bytes = stream(&[b"1", b"2", b"3"]);
-        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    /// Reads `bytes` stopping after "2", then reads the rest.
+    fn stop_and_resume<R: Read>(mut r: StreamReader<R, DefaultDeframer>) {
         let mut seen = vec![];
         r.process_all(|p| {
             seen.push(p[0]);
@@ -564,13 +575,19 @@ mod tests {
         })
         .unwrap();
         assert_eq!(seen, b"12");
+        assert_eq!(r.position(), 10);
         assert_eq!(r.read_message().unwrap(), Some(&b"3"[..]));
     }
 
     #[test]
-    fn errors_from_the_callback_carry_the_frame_offset() {
-        let bytes = stream(&[b"ok", b"bad"]);
-        let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    fn process_all_can_stop_without_error_and_resume() {
+        let bytes = stream(&[b"1", b"2", b"3"]);
+        stop_and_resume(StreamReader::new(&bytes[..], DefaultDeframer));
+        stop_and_resume(StreamReader::new(Opaque(&bytes), DefaultDeframer));
+    }
+
+    /// The offset of the error the callback raises on the payload "bad".
+    fn callback_error_offset<R: Read>(mut r: StreamReader<R, DefaultDeframer>) -> u64 {
         let err = r
             .process_all(|p| {
                 if p == b"bad" {
@@ -579,7 +596,34 @@ mod tests {
                 Ok(())
             })
             .unwrap_err();
-        assert_eq!(err.offset(), 6);
+        err.offset()
+    }
+
+    #[test]
+    fn errors_from_the_callback_carry_the_frame_offset() {
+        let bytes = stream(&[b"ok", b"bad"]);
+        assert_eq!(
+            callback_error_offset(StreamReader::new(&bytes[..], DefaultDeframer)),
+            6
+        );
+        assert_eq!(
+            callback_error_offset(StreamReader::new(Opaque(&bytes), DefaultDeframer)),
+            6
+        );
+        // The first frame after a read takes the copying reader's slow path.
+        let bytes = stream(&[b"bad"]);
+        assert_eq!(
+            callback_error_offset(StreamReader::new(&bytes[..], DefaultDeframer)),
+            0
+        );
+        assert_eq!(
+            callback_error_offset(StreamReader::new(Opaque(&bytes), DefaultDeframer)),
+            0
+        );
+        // A first frame of 16 bytes fills a 16-byte buffer: the second is read on its own.
+        let bytes = stream(&[&[0; 12], b"bad"]);
+        let r = StreamReader::with_capacity(16, Opaque(&bytes), DefaultDeframer);
+        assert_eq!(callback_error_offset(r), 16);
     }
 
     #[test]

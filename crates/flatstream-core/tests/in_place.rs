@@ -1,5 +1,5 @@
-//! `StreamReader` over `&[u8]`, `Cursor<&[u8]>` and `Cursor<Vec<u8>>` parses the bytes where
-//! they are: the payloads are borrowed from the source, the reader allocates nothing, and the
+//! `StreamReader` over `&[u8]` and a `Cursor` over `&[u8]`, `Vec<u8>` or `&Vec<u8>` parses the
+//! bytes where they are: the payloads are borrowed from the source, the reader allocates nothing, and the
 //! source is left exactly after the last frame handed out. Everything else about the reader
 //! (its results, errors and offsets) is the same as when it copies.
 
@@ -73,6 +73,103 @@ fn payloads_are_borrowed_from_a_cursor_and_its_position_follows() {
     // A cursor past its end reads as empty, as `Read` does.
     reader.get_mut().set_position(u64::MAX);
     assert_eq!(reader.read_message().unwrap(), None);
+
+    let mut reader = StreamReader::new(Cursor::new(&bytes), DefaultDeframer);
+    let mut m = reader.messages();
+    let mut n = 0;
+    while let Some(p) = m.next().unwrap() {
+        assert!(within(p, &bytes));
+        n += 1;
+    }
+    assert_eq!(n, msgs.len());
+    assert_eq!(reader.get_ref().position(), bytes.len() as u64);
+}
+
+/// What `process_all` saw: the payloads, the error that ended it, and the position after.
+fn process_to_end<R: Read, D: Deframer>(
+    mut reader: StreamReader<R, D>,
+) -> (Vec<Vec<u8>>, Option<String>, u64) {
+    let mut got = vec![];
+    let result = reader.process_all(|p| {
+        got.push(p.to_vec());
+        Ok(())
+    });
+    (got, result.err().map(|e| e.to_string()), reader.position())
+}
+
+#[test]
+fn process_all_stops_at_a_cut_or_oversized_frame_as_the_slice_iterator_does() {
+    let msgs = sample();
+    let mut bytes = stream(&msgs);
+    // A last frame that claims more than the bound.
+    bytes.extend_from_slice(&1000u32.to_le_bytes());
+    bytes.extend_from_slice(&[1; 20]);
+    for cut in 0..=bytes.len() {
+        let data = &bytes[..cut];
+        let mut it = Frames::new(data, DefaultDeframer).with_max_frame_len(500);
+        let mut expected = vec![];
+        let mut error = None;
+        for item in it.by_ref() {
+            match item {
+                Ok(p) => expected.push(p.to_vec()),
+                Err(e) => error = Some(e.to_string()),
+            }
+        }
+        let end = (expected, error, it.position() as u64);
+        let d = DefaultDeframer;
+        let in_place = StreamReader::new(data, d).with_max_frame_len(500);
+        assert_eq!(process_to_end(in_place), end, "in place, cut {cut}");
+        let vec = data.to_vec();
+        let cursor = StreamReader::new(Cursor::new(&vec), d).with_max_frame_len(500);
+        assert_eq!(process_to_end(cursor), end, "cursor, cut {cut}");
+        let copying = StreamReader::with_capacity(16, Opaque(data), d).with_max_frame_len(500);
+        assert_eq!(process_to_end(copying), end, "copying, cut {cut}");
+    }
+}
+
+/// Reads with a callback that panics once, on the payload `b"boom"`, and goes on after
+/// catching it; returns every payload the callback was given.
+fn read_through_a_panic<R: Read + std::panic::UnwindSafe>(
+    reader: StreamReader<R, DefaultDeframer>,
+) -> Vec<Vec<u8>> {
+    let mut seen = vec![];
+    let mut reader = std::panic::AssertUnwindSafe(reader);
+    let mut panicked = false;
+    loop {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            reader.process_all(|p| {
+                if p == b"boom" && !panicked {
+                    panicked = true;
+                    panic!("callback panics");
+                }
+                seen.push(p.to_vec());
+                Ok(())
+            })
+        }));
+        if let Ok(result) = outcome {
+            result.unwrap();
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn after_a_panicking_callback_no_frame_is_lost() {
+    let msgs: Vec<Vec<u8>> = ["a", "b", "boom", "c", "d"]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    let bytes = stream(&msgs);
+    for seen in [
+        read_through_a_panic(StreamReader::new(&bytes[..], DefaultDeframer)),
+        read_through_a_panic(StreamReader::new(Opaque(&bytes[..]), DefaultDeframer)),
+    ] {
+        // Frames handed out before the panic may come again (see `process_all`), but every
+        // frame from the one that panicked on is delivered, in order.
+        let tail = &seen[seen.len() - 3..];
+        assert_eq!(tail, &msgs[2..], "{seen:?}");
+        assert!(seen.starts_with(&msgs[..2]), "{seen:?}");
+    }
 }
 
 #[test]
