@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::frame::{
-    DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header,
+    DEFAULT_MAX_FRAME_LEN, FrameSpan, Parsed, complete_frame, parse_header, verify_frame,
 };
 use crate::framer::Deframer;
 use crate::reader::{IntoControlFlow, Pass, deliver_frames, flow};
@@ -385,22 +385,6 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
 fn unsteady(offset: u64) -> Error {
     Error::io(
         io::Error::other("the BufRead source's buffer changed without a call to consume"),
-        offset,
-    )
-}
-
-/// Verifies the frame `span` at the start of `bytes`.
-#[inline(always)]
-fn verify_frame<D: Deframer>(
-    deframer: &D,
-    bytes: &[u8],
-    span: FrameSpan,
-    offset: u64,
-) -> Result<()> {
-    let (header, tail) = bytes.split_at(span.header_len);
-    deframer.verify(
-        &header[LEN_PREFIX_SIZE..],
-        &tail[..span.payload_len],
         offset,
     )
 }

@@ -2,7 +2,9 @@
 //! its buffer.
 
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header};
+use crate::frame::{
+    DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header, verify_frame,
+};
 use crate::framer::Deframer;
 use crate::in_memory;
 use core::ops::ControlFlow;
@@ -251,12 +253,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             let end = in_place_end(&self.deframer, bytes, self.max_frame_len, self.offset);
             return end.map(|()| None);
         };
-        let (header, rest) = bytes.split_at(span.header_len);
-        let payload = &rest[..span.payload_len];
-        let verified = self
-            .deframer
-            .verify(&header[LEN_PREFIX_SIZE..], payload, self.offset);
-        if let Err(e) = verified {
+        if let Err(e) = verify_frame(&self.deframer, bytes, span, self.offset) {
             if e.is_content_error() {
                 in_memory::take(&mut self.source, span.frame_len());
                 self.offset += span.frame_len() as u64;
@@ -300,11 +297,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         let Some(span) = complete_frame(available, self.deframer.checksum_size(), max) else {
             return self.next_frame_slow();
         };
-        let (header, rest) = available.split_at(span.header_len);
-        let payload = &rest[..span.payload_len];
-        let verified = self
-            .deframer
-            .verify(&header[LEN_PREFIX_SIZE..], payload, self.offset);
+        let verified = verify_frame(&self.deframer, available, span, self.offset);
         let start = self.pos + span.header_len;
         match verified {
             Ok(()) => {
