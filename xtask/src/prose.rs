@@ -1,6 +1,31 @@
-//! The fixed text of `docs/benchmarks.md`: the method, why the peers can be faster on the
-//! headline, and how to reproduce. Figures never appear here; they come from the snapshot.
+//! The sentences of the report: the fixed text of `docs/benchmarks.md` (the method, why the
+//! peers can be faster on the headline, how to reproduce), and the paragraphs written around the
+//! snapshot's figures (the verdict on the headline, the introduction of the core targets).
 
+use crate::format::{ratio, time};
+use crate::ids;
+use crate::snapshot::{Bench, Ratio, Snapshot};
+use std::fmt::Write;
+
+/// The opening paragraph of `docs/benchmarks.md`.
+pub(crate) const INTRO: &str = "\
+Every figure on this page comes from one run of `cargo xtask bench-report` on the machine below, \
+stored in [`benches/snapshot.json`](../benches/snapshot.json); the tables, the README summary and \
+the chart are rendered from that file.
+
+";
+
+/// How to read the tables of "All results".
+pub(crate) const RESULTS_KEY: &str = "\
+Time per iteration is criterion's estimate (the slope of its linear sampling, or the mean) ± half \
+its 95 % confidence interval. Within each table rows are ranked fastest first (grouped by \
+operation when ids have one, as in `write/…`, `read/…`); the ratio is the row's time over its \
+baseline's (lower is faster). Allocation columns come from the allocations suite (`–`: not \
+measured there).
+
+";
+
+/// How the figures are measured.
 pub(crate) const METHOD: &str = "\
 ## Method
 
@@ -43,6 +68,7 @@ absolute times across runs, and read differences under about 10 % as noise.
 
 ";
 
+/// Why the peers can be faster on the headline.
 pub(crate) const WHY: &str = "\
 ### Why the peers can be faster here
 
@@ -57,6 +83,7 @@ exercise that. What flatstream adds on top of FlatBuffers, the framing, is small
 
 ";
 
+/// The commands that produce the figures.
 pub(crate) const REPRODUCE: &str = "\
 ## Reproduce
 
@@ -68,3 +95,103 @@ cargo xtask bench-report --check    # CI: fail if a rendered file is out of date
 cargo bench -p flatstream-bench --bench telemetry   # one suite, criterion's own output
 ```
 ";
+
+/// One paragraph: who is ahead of flatstream on the headline, plainly.
+pub(crate) fn verdict(snap: &Snapshot, rows: &[&Bench]) -> String {
+    let Some(fs) = rows.iter().find(|b| b.function == ids::HEADLINE.function) else {
+        return String::new();
+    };
+    let ahead: Vec<&&Bench> = rows
+        .iter()
+        .filter(|b| b.ns < fs.ns && !b.function.starts_with("flatstream"))
+        .collect();
+    let behind: Vec<String> = rows
+        .iter()
+        .filter(|b| b.ns > fs.ns && !b.function.starts_with("flatstream"))
+        .map(|b| format!("`{}` ({}× the time)", b.function, ratio(b.ns / fs.ns)))
+        .collect();
+    let mut s = String::new();
+    if ahead.is_empty() {
+        let _ = write!(s, "flatstream is ahead of every peer on this cycle.");
+    } else {
+        let names: Vec<String> = ahead
+            .iter()
+            .map(|b| format!("`{}` ({}× the time)", b.function, ratio(b.ns / fs.ns)))
+            .collect();
+        let _ = write!(
+            s,
+            "**flatstream is not ahead of {} on this cycle.** The cost is in the payload \
+             format, not in the framing.{} Building a FlatBuffer (vtable, table, alignment, back \
+             to front) and verifying it before reading costs more than writing three numbers as \
+             a few bytes and parsing them back.",
+            names.join(", "),
+            evidence(snap, fs, ahead[0])
+        );
+    }
+    if !behind.is_empty() {
+        let _ = write!(s, " It is ahead of {}.", behind.join(", "));
+    }
+    s
+}
+
+/// Where the time goes between flatstream (`fs`) and `peer`, from the write and read halves,
+/// the read path and the wire sizes, when present.
+fn evidence(snap: &Snapshot, fs: &Bench, peer: &Bench) -> String {
+    let half = |id: ids::Id| snap.find(id.group, &peer.function, id.parameter);
+    let mut s = String::new();
+    if let (Some(fw), Some(pw), Some(fr), Some(pr)) = (
+        ids::HEADLINE_WRITE.find(snap),
+        half(ids::HEADLINE_WRITE),
+        ids::HEADLINE_READ.find(snap),
+        half(ids::HEADLINE_READ),
+    ) {
+        let _ = write!(
+            s,
+            " Writing takes {} per message for flatstream against {} for `{}`, reading {} \
+             against {}",
+            time(fw.per_unit()),
+            time(pw.per_unit()),
+            peer.function,
+            time(fr.per_unit()),
+            time(pr.per_unit()),
+        );
+        match ids::FRAMING.find(snap) {
+            Some(framing) => {
+                let _ = write!(
+                    s,
+                    "; of flatstream's read, {} per message is framing (`{}`), the rest \
+                     is `flatbuffers::root` verifying the payload and reading its fields.",
+                    time(framing.per_unit()),
+                    ids::FRAMING.group
+                );
+            }
+            None => s.push('.'),
+        }
+    }
+    let wire = |b: &Bench| snap.alloc(&b.id)?.wire_per_message();
+    if let (Some(fw), Some(pw)) = (wire(fs), wire(peer)) {
+        let _ = write!(
+            s,
+            " On the wire a message takes {fw:.0} bytes with flatstream (a 4-byte header and \
+             the FlatBuffer) against {pw:.0} with `{}` (its length prefix included).",
+            peer.function
+        );
+    }
+    s
+}
+
+/// The paragraph before the core targets table; `first` is any row (all share their counts).
+pub(crate) fn targets(first: &Ratio) -> String {
+    format!(
+        "The `core/*` targets are ratios of flatstream to a hand-written loop. Two criterion \
+         benchmarks are timed seconds apart, and on this shared machine their ratio moves with \
+         whatever else the host runs, by 10 % and more from one run to the next. So the `ratios` \
+         bench times each pair back to back, the order alternating, {} rounds in each of {} \
+         processes (a process's memory layout moves the writer's ratio too). Each cell is the \
+         median of the per-round ratios, then the quartiles and, after the semicolon, the lowest \
+         and highest median of one process. The functions timed are those of the criterion \
+         rows below. Lower is faster; under 1, flatstream was faster than the loop.",
+        first.rounds / first.processes.max(1),
+        first.processes
+    )
+}

@@ -1,10 +1,9 @@
-//! Running the suites and turning criterion's output into `benches/snapshot.json`: every figure,
-//! the machine, the toolchain, the commit and the date. Everything rendered comes from it.
+//! `benches/snapshot.json`: every figure of a run, the machine, the toolchain, the commit and
+//! the date, and how it is read and written. Everything rendered comes from it.
 
 use crate::Result;
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 /// Where the snapshot lives, relative to the workspace root.
 pub(crate) const SNAPSHOT_PATH: &str = "benches/snapshot.json";
@@ -42,6 +41,16 @@ impl Bench {
             None => 1,
         }
     }
+
+    /// Nanoseconds per message or byte.
+    pub(crate) fn per_unit(&self) -> f64 {
+        self.ns / self.per_iteration() as f64
+    }
+
+    /// Messages or bytes per second.
+    pub(crate) fn per_second(&self) -> f64 {
+        self.per_iteration() as f64 / (self.ns / 1e9)
+    }
 }
 
 /// Allocations of one benchmark id, from the allocations suite.
@@ -56,9 +65,15 @@ pub(crate) struct Alloc {
 }
 
 impl Alloc {
+    /// Allocations and bytes allocated per message.
     pub(crate) fn per_message(&self) -> (f64, f64) {
         let n = self.messages.max(1) as f64;
         (self.allocations as f64 / n, self.bytes as f64 / n)
+    }
+
+    /// Bytes on the wire per message, where the suite records them.
+    pub(crate) fn wire_per_message(&self) -> Option<f64> {
+        Some(self.wire_bytes? as f64 / self.messages.max(1) as f64)
     }
 }
 
@@ -104,162 +119,26 @@ pub(crate) struct Snapshot {
 }
 
 impl Snapshot {
-    pub(crate) fn bench(&self, id: &str) -> Option<&Bench> {
-        self.benches.iter().find(|b| b.id == id)
+    /// The benchmark `group/function/parameter`.
+    pub(crate) fn find(&self, group: &str, function: &str, parameter: &str) -> Option<&Bench> {
+        self.benches
+            .iter()
+            .find(|b| b.group == group && b.function == function && b.parameter == parameter)
     }
 
+    /// The allocation counts of benchmark `id`.
     pub(crate) fn alloc(&self, id: &str) -> Option<&Alloc> {
         self.allocs.iter().find(|a| a.id == id)
     }
 }
 
-/// Runs every suite of the bench crate; returns the command line it ran.
-pub(crate) fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<String> {
-    // Start clean so the snapshot holds exactly this run, not ids left over from older ones.
-    let criterion = target.join("criterion");
-    if criterion.exists() {
-        std::fs::remove_dir_all(&criterion).map_err(|e| format!("{}: {e}", criterion.display()))?;
-    }
-    let _ = std::fs::remove_file(allocations_path(target));
-    let _ = std::fs::remove_file(ratios_path(target));
-    let mut args = vec!["bench", "-p", "flatstream-bench", "--benches", "--"];
-    if quick {
-        args.extend(["--warm-up-time", "0.5", "--measurement-time", "1"]);
-    }
-    let command = format!("cargo {}", args.join(" "));
-    println!("running `{command}`");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let status = Command::new(cargo)
-        .current_dir(root)
-        .args(&args)
-        .env("FLATSTREAM_BENCH_OUT", target.join("flatstream-bench"))
-        .status()
-        .map_err(|e| format!("cargo bench: {e}"))?;
-    if !status.success() {
-        return Err(format!("`{command}` failed ({status})"));
-    }
-    Ok(command)
-}
-
-fn allocations_path(target: &Path) -> PathBuf {
-    target.join("flatstream-bench").join("allocations.json")
-}
-
-fn ratios_path(target: &Path) -> PathBuf {
-    target.join("flatstream-bench").join("ratios.json")
-}
-
-/// Reads criterion's results and the allocation counts under `target`.
-pub(crate) fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snapshot> {
-    let mut benches = Vec::new();
-    let mut stack = vec![target.join("criterion")];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if path.file_name().is_some_and(|n| n == "new") {
-                    if let Some(b) = read_criterion(&path)? {
-                        benches.push(b);
-                    }
-                } else if path
-                    .file_name()
-                    .is_some_and(|n| n != "base" && n != "report")
-                {
-                    stack.push(path);
-                }
-            }
-        }
-    }
-    if benches.is_empty() {
-        return Err(format!(
-            "no criterion results under {}",
-            target.join("criterion").display()
-        ));
-    }
-    benches.sort_by(|a, b| a.id.cmp(&b.id));
-
-    let alloc_path = allocations_path(target);
-    let allocs = match std::fs::read_to_string(&alloc_path) {
-        Ok(text) => parse_allocs(&parse(&text, &alloc_path)?["allocations"]),
-        Err(_) => Vec::new(),
-    };
-    let ratio_path = ratios_path(target);
-    let ratios = match std::fs::read_to_string(&ratio_path) {
-        Ok(text) => parse_ratios(&parse(&text, &ratio_path)?["ratios"]),
-        Err(_) => Vec::new(),
-    };
-
-    Ok(Snapshot {
-        cpu: cpu_model(),
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u64),
-        os: format!(
-            "{} {} (kernel {})",
-            std::env::consts::OS,
-            std::env::consts::ARCH,
-            std::fs::read_to_string("/proc/sys/kernel/osrelease")
-                .map_or_else(|_| "unknown".to_owned(), |s| s.trim().to_owned())
-        ),
-        rustc: command_output(root, "rustc", &["-V"]).unwrap_or_else(|| "unknown".to_owned()),
-        load: String::new(),
-        commit: command_output(root, "git", &["rev-parse", "--short=12", "HEAD"])
-            .unwrap_or_else(|| "unknown".to_owned()),
-        date: utc_now(),
-        mode: mode.to_owned(),
-        command: command.to_owned(),
-        benches,
-        allocs,
-        ratios,
-    })
-}
-
-fn parse(text: &str, path: &Path) -> Result<Value> {
+/// Parses the JSON text of the file at `path`.
+pub(crate) fn parse_json(text: &str, path: &Path) -> Result<Value> {
     serde_json::from_str(text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// One criterion result directory (`…/new`), or `None` if it is incomplete.
-fn read_criterion(dir: &Path) -> Result<Option<Bench>> {
-    let (Ok(meta), Ok(est)) = (
-        std::fs::read_to_string(dir.join("benchmark.json")),
-        std::fs::read_to_string(dir.join("estimates.json")),
-    ) else {
-        return Ok(None);
-    };
-    let meta = parse(&meta, &dir.join("benchmark.json"))?;
-    let est = parse(&est, &dir.join("estimates.json"))?;
-    let text = |v: &Value| v.as_str().unwrap_or("").to_owned();
-    let estimate = if est["slope"].is_object() {
-        &est["slope"]
-    } else {
-        &est["mean"]
-    };
-    let num = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
-    let throughput = match &meta["throughput"] {
-        Value::Object(m) => m.iter().find_map(|(k, v)| {
-            let n = v.as_u64()?;
-            match k.as_str() {
-                "Elements" | "ElementsAndBytes" => Some(Throughput::Elements(n)),
-                "Bytes" | "BytesDecimal" => Some(Throughput::Bytes(n)),
-                _ => None,
-            }
-        }),
-        _ => None,
-    };
-    Ok(Some(Bench {
-        id: text(&meta["full_id"]),
-        group: text(&meta["group_id"]),
-        function: text(&meta["function_id"]),
-        parameter: text(&meta["value_str"]),
-        ns: num(&estimate["point_estimate"]),
-        ns_lower: num(&estimate["confidence_interval"]["lower_bound"]),
-        ns_upper: num(&estimate["confidence_interval"]["upper_bound"]),
-        throughput,
-    }))
-}
-
-fn parse_allocs(v: &Value) -> Vec<Alloc> {
+/// The rows of the allocations suite's output (or of a snapshot), sorted by id.
+pub(crate) fn parse_allocs(v: &Value) -> Vec<Alloc> {
     let mut out: Vec<Alloc> = v
         .as_array()
         .into_iter()
@@ -279,7 +158,7 @@ fn parse_allocs(v: &Value) -> Vec<Alloc> {
 }
 
 /// The rows of the `ratios` bench's output (or of a snapshot), in the order given.
-fn parse_ratios(v: &Value) -> Vec<Ratio> {
+pub(crate) fn parse_ratios(v: &Value) -> Vec<Ratio> {
     v.as_array()
         .into_iter()
         .flatten()
@@ -309,9 +188,11 @@ pub(crate) fn load(path: &Path) -> Result<Snapshot> {
             path.display()
         )
     })?;
-    from_json(&parse(&text, path)?).ok_or_else(|| format!("{}: not a snapshot", path.display()))
+    from_json(&parse_json(&text, path)?)
+        .ok_or_else(|| format!("{}: not a snapshot", path.display()))
 }
 
+/// The snapshot in `v`, or `None` if a field is missing or of the wrong type.
 pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
     let s = |v: &Value| v.as_str().map(str::to_owned);
     let m = &v["machine"];
@@ -412,64 +293,6 @@ fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The 1, 5 and 15-minute load averages, as `/proc/loadavg` gives them.
-pub(crate) fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_else(|| "unknown".to_owned())
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_owned())
-        })
-        .unwrap_or_else(|| "unknown".to_owned())
-}
-
-fn command_output(root: &Path, program: &str, args: &[&str]) -> Option<String> {
-    let out = Command::new(program)
-        .current_dir(root)
-        .args(args)
-        .output()
-        .ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
-}
-
-/// The current UTC time as `YYYY-MM-DD HH:MM UTC`.
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60
-    )
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = u32::try_from(doy - (153 * mp + 2) / 5 + 1).unwrap_or(1);
-    let m = u32::try_from(if mp < 10 { mp + 3 } else { mp - 9 }).unwrap_or(1);
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -519,12 +342,5 @@ mod tests {
         };
         let back = from_json(&serde_json::from_str(&to_json(&snap)).unwrap()).unwrap();
         assert_eq!(back, snap);
-    }
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_723), (2024, 1, 1));
-        assert_eq!(civil_from_days(20_513), (2026, 3, 1));
     }
 }

@@ -1,7 +1,7 @@
 //! The headline chart: a horizontal bar per side of the telemetry cycle, in messages per second.
 
+use crate::format::{si, time};
 use crate::snapshot::{Bench, Snapshot};
-use crate::tables::{si, time};
 use std::fmt::Write;
 
 /// Renders bars for `rows` (already ranked), highlighting flatstream's.
@@ -11,8 +11,11 @@ pub(crate) fn chart(snap: &Snapshot, title: &str, rows: &[&Bench]) -> String {
     const BAR: f64 = 400.0;
     const ROW: f64 = 28.0;
     const TOP: f64 = 52.0;
-    let rate = |b: &Bench| b.per_iteration() as f64 / (b.ns / 1e9);
-    let max = rows.iter().map(|b| rate(b)).fold(0.0, f64::max).max(1.0);
+    let max = rows
+        .iter()
+        .map(|b| b.per_second())
+        .fold(0.0, f64::max)
+        .max(1.0);
     let height = TOP + ROW * rows.len() as f64 + 40.0;
     let mut s = String::new();
     let _ = writeln!(
@@ -35,7 +38,7 @@ pub(crate) fn chart(snap: &Snapshot, title: &str, rows: &[&Bench]) -> String {
     );
     for (i, b) in rows.iter().enumerate() {
         let y = TOP + ROW * i as f64;
-        let w = (rate(b) / max * BAR).max(1.0);
+        let w = (b.per_second() / max * BAR).max(1.0);
         let ours = b.function.starts_with("flatstream");
         let fill = if ours { "#2b6cb0" } else { "#a0aec0" };
         let weight = if ours { "bold" } else { "normal" };
@@ -56,8 +59,8 @@ pub(crate) fn chart(snap: &Snapshot, title: &str, rows: &[&Bench]) -> String {
             r##"<text x="{:.1}" y="{:.0}" fill="#1a202c">{} msg/s ({})</text>"##,
             LABEL + w + 6.0,
             y + 17.0,
-            si(rate(b)),
-            time(b.ns / b.per_iteration() as f64)
+            si(b.per_second()),
+            time(b.per_unit())
         );
     }
     let _ = writeln!(
@@ -73,6 +76,7 @@ pub(crate) fn chart(snap: &Snapshot, title: &str, rows: &[&Bench]) -> String {
     s
 }
 
+/// `t` safe inside an SVG text element.
 fn escape(t: &str) -> String {
     t.replace('&', "&amp;")
         .replace('<', "&lt;")

@@ -1,0 +1,223 @@
+//! What each criterion group is and how it is shown: its title, its description, its layout and
+//! the baseline its ratio column compares against. Groups not listed here are shown generically,
+//! each row against the group's first benchmark.
+
+use crate::snapshot::{Bench, Snapshot};
+use std::collections::BTreeSet;
+
+/// How a group of benchmarks is presented.
+pub(crate) struct GroupConfig {
+    /// The criterion group id, or a prefix of ids (`core` matches `core/numeric/100`).
+    pub group: &'static str,
+    /// Section title.
+    pub title: &'static str,
+    /// One line: what is measured.
+    pub description: &'static str,
+    /// The function id every row is compared with. For ids of the form `op/name`, the baseline
+    /// of a row is `op/<baseline>` when that exists, so `write/flatstream` is compared with
+    /// `write/limit` and `read/slice` with `read/limit`.
+    pub baseline: &'static str,
+    /// What the parameter counts (`messages`, `payload bytes`, …).
+    pub parameter: &'static str,
+    /// How the group's benchmarks are laid out.
+    pub layout: Layout,
+}
+
+/// Table layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// One table per parameter value (a batch size, a payload size).
+    PerParameter,
+    /// One matrix of throughput: rows are functions, columns are parameter values.
+    Matrix,
+    /// One table of every `function/parameter`, for groups whose parameter is a variant name.
+    Flat,
+}
+
+/// The groups we know, in the order the report presents them.
+pub(crate) const GROUPS: &[GroupConfig] = &[
+    GroupConfig {
+        group: "telemetry_cycle",
+        title: "Telemetry: write and read back",
+        description: "Each side encodes every reading, frames it, appends it to a reused buffer, \
+            then finds every frame, decodes it safely and reads its three fields back.",
+        baseline: "flatstream-none",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "telemetry_write",
+        title: "Telemetry: the write half",
+        description: "Encode and frame every reading into a reused buffer.",
+        baseline: "flatstream-none",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "telemetry_read",
+        title: "Telemetry: the read half",
+        description: "Find every frame of the written buffer, decode it safely, read its fields.",
+        baseline: "flatstream-none",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "telemetry_cold",
+        title: "Telemetry: a cold cycle",
+        description: "The same cycle of 100 messages, but each side creates its state (writer, \
+            reader, buffers, builder, codec) on every iteration, as a short-lived connection \
+            would; allocations include that setup.",
+        baseline: "flatstream-none",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "read_path",
+        title: "Read path: where the frames come from",
+        description: "100 prewritten telemetry frames (no checksum), framing only: each \
+            payload's length and first byte are folded in, nothing is decoded.",
+        baseline: "frames-slice",
+        parameter: "frames",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "size_sweep",
+        title: "Payload size sweep",
+        description: "One frame per iteration, written into a reused `Vec` or read from a \
+            long-lived reader on a rewound `Cursor`; throughput counts payload bytes. \
+            `memcpy` copies the same bytes once (`copy_from_slice` into a reused buffer): the \
+            cost of touching every payload byte once. Ratios near 1.00 mean the framing costs \
+            nothing measurable beyond that copy; a little under 1.00 is within what buffer \
+            placement changes.",
+        baseline: "memcpy",
+        parameter: "payload bytes",
+        layout: Layout::Matrix,
+    },
+    GroupConfig {
+        group: "file_io",
+        title: "File I/O, warm page cache",
+        description: "A 256 MiB stream file written through the OS (no fsync) and read back \
+            while it is still in the page cache; throughput counts file bytes. 24-byte payloads \
+            are written only through a `BufWriter`: on a raw `File` every frame is a system \
+            call, which the 4 KiB rows show (`write-file` uses `with_vectored_writes`, one \
+            `writev` per frame).",
+        baseline: "write-bufwriter",
+        parameter: "payload bytes",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "core",
+        title: "Core: flatstream against a hand-written loop",
+        description: "flatstream's writer and readers against `limit`, the least code that \
+            frames the same bytes (no error handling beyond bounds). `reader_slice`, \
+            `reader_cursor` and `reader_new` are `StreamReader` over `&[u8]` and `Cursor`, which \
+            it parses in place; `reader_copy` is `StreamReader` over the same bytes behind a \
+            `Read` it does not recognize, which it copies through its buffer as from a file or \
+            a socket (`limit_copy` is the least such a copy costs); `bufreader_*` rows are \
+            `BufStreamReader` over the same bytes taken as a `BufRead`.",
+        baseline: "limit",
+        parameter: "",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "core/vectored",
+        title: "Core: one write or two",
+        description: "Writing a frame's header and payload with one vectored write against two \
+            writes, into a `Vec`, a `BufWriter` and a raw `File`; throughput counts frame bytes.",
+        baseline: "two_writes",
+        parameter: "payload bytes",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "checksum",
+        title: "Checksums",
+        description: "The checksum algorithms alone, and reading frames that carry them.",
+        baseline: "none",
+        parameter: "",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "adapters",
+        title: "Adapters",
+        description: "Reader and writer adapters (bounds, observers, validation, reclaiming), \
+            each against the bare reader or writer.",
+        baseline: "bare",
+        parameter: "",
+        layout: Layout::Flat,
+    },
+];
+
+/// The configuration of `group`: configured by exact id or prefix, or generic.
+/// The longest configured prefix wins (`core/vectored` over `core`).
+pub(crate) fn config_of(group: &str) -> Option<&'static GroupConfig> {
+    GROUPS
+        .iter()
+        .filter(|c| {
+            group == c.group
+                || group
+                    .strip_prefix(c.group)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
+        .max_by_key(|c| c.group.len())
+}
+
+/// Group ids in report order: configured first (in [`GROUPS`] order), then the rest sorted.
+pub(crate) fn ordered_groups(snap: &Snapshot) -> Vec<String> {
+    let all: BTreeSet<&str> = snap.benches.iter().map(|b| b.group.as_str()).collect();
+    let mut out: Vec<String> = Vec::new();
+    for c in GROUPS {
+        for g in &all {
+            if config_of(g).is_some_and(|x| std::ptr::eq(x, c)) {
+                out.push((*g).to_owned());
+            }
+        }
+    }
+    for g in &all {
+        if config_of(g).is_none() {
+            out.push((*g).to_owned());
+        }
+    }
+    out
+}
+
+/// The baseline of `row` among `rows`. With a configured baseline `B`, the first of these that
+/// exists: `op/B` (for `op/name` ids: `write/flatstream` against `write/limit`), `B/name`
+/// (`vectored/file` against `two_writes/file`), `B` itself, each with the row's parameter; then
+/// the row's function with parameter `B` (`write` of `observer` against `write` of `bare`).
+/// Without a configuration: the first row.
+pub(crate) fn baseline_of<'a>(
+    row: &Bench,
+    rows: &[&'a Bench],
+    config: Option<&GroupConfig>,
+) -> Option<&'a Bench> {
+    let Some(c) = config else {
+        return rows.first().copied();
+    };
+    let b = c.baseline;
+    let mut functions = Vec::new();
+    if let Some((op, name)) = row.function.rsplit_once('/') {
+        functions.push(format!("{op}/{b}"));
+        functions.push(format!("{b}/{name}"));
+    }
+    functions.push(b.to_owned());
+    functions
+        .iter()
+        .find_map(|f| {
+            rows.iter()
+                .find(|x| &x.function == f && x.parameter == row.parameter)
+        })
+        .or_else(|| {
+            rows.iter()
+                .find(|x| x.function == row.function && x.parameter == b)
+        })
+        .copied()
+}
+
+/// `config` if its baseline resolves for some row of `rows`, else `None` (compare with the
+/// first row, as for an unknown group).
+pub(crate) fn effective<'c>(
+    rows: &[&Bench],
+    config: Option<&'c GroupConfig>,
+) -> Option<&'c GroupConfig> {
+    config.filter(|_| rows.iter().any(|r| baseline_of(r, rows, config).is_some()))
+}
