@@ -11,7 +11,8 @@
 //! instead of 256 MiB, and nothing is written.
 
 use flatstream::{
-    BufStreamReader, DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamWriter,
+    BufReadStreamReader, DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader,
+    StreamWriter,
 };
 use flatstream_bench::alloc::{AllocStats, CountingAlloc, measure};
 use flatstream_bench::checksums::{ChecksumVisitor, for_each_checksum};
@@ -205,7 +206,7 @@ fn main() -> std::io::Result<()> {
         reader.get_mut().set_position(0);
         read_all(&mut reader).unwrap().frames
     });
-    let mut reader = BufStreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
     report.measure("read_path/bufreader-cursor/100", || {
         reader.get_mut().set_position(0);
         buf_read_all(&mut reader).unwrap().frames

@@ -22,7 +22,7 @@
 //! - `read/reader_copy`: a long-lived `StreamReader` over the same bytes behind a `Read` it does
 //!   not recognize (`Opaque`), so that it copies them through its buffer as it does from a file
 //!   or a socket; compare with `read/limit_copy`.
-//! - `read/bufreader_slice`: a `BufStreamReader` over `&[u8]` (the same `Read` source, taken as
+//! - `read/bufreader_slice`: a `BufReadStreamReader` over `&[u8]` (the same `Read` source, taken as
 //!   the `BufRead` it also is): frames are parsed in place, with no copy.
 //! - `read/bufreader_cursor`: the same over `Cursor<&[u8]>`, rewound each iteration.
 //! - `read_xxh3/limit`: the limit loop, plus XXH3-64 of each payload compared with the header.
@@ -31,7 +31,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flatstream::{
-    BufStreamReader, ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader,
+    BufReadStreamReader, ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader,
     StreamSerialize, StreamWriter, XxHash64,
 };
 use flatstream_bench::core_loops::{
@@ -125,14 +125,14 @@ fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
             black_box(read_reader(&mut reader))
         })
     });
-    let mut reader = BufStreamReader::new(&plain[..], DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(&plain[..], DefaultDeframer);
     g.bench_function("read/bufreader_slice", |b| {
         b.iter(|| {
             *reader.get_mut() = black_box(&plain[..]);
             black_box(read_buf_reader(&mut reader))
         })
     });
-    let mut reader = BufStreamReader::new(Cursor::new(&plain[..]), DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(Cursor::new(&plain[..]), DefaultDeframer);
     g.bench_function("read/bufreader_cursor", |b| {
         b.iter(|| {
             reader.get_mut().set_position(0);
@@ -161,7 +161,7 @@ fn suite<T: StreamSerialize>(c: &mut Criterion, name: &str, messages: &[T]) {
             black_box(read_reader(&mut reader))
         })
     });
-    let mut reader = BufStreamReader::new(&xxh3[..], deframer);
+    let mut reader = BufReadStreamReader::new(&xxh3[..], deframer);
     g.bench_function("read_xxh3/bufreader_slice", |b| {
         b.iter(|| {
             *reader.get_mut() = black_box(&xxh3[..]);

@@ -19,7 +19,7 @@
 //! the same payloads, and writes nothing.
 
 use flatstream::{
-    BufStreamReader, ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader,
+    BufReadStreamReader, ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader,
     StreamSerialize, StreamWriter, XxHash64,
 };
 use flatstream_bench::core_loops::{
@@ -171,11 +171,11 @@ fn group<T: StreamSerialize>(name: &str, messages: &[T], rounds: usize) -> Vec<O
     let mut slice_reader = StreamReader::new(&plain[..], DefaultDeframer);
     let mut cursor_reader = StreamReader::new(Cursor::new(&plain[..]), DefaultDeframer);
     let mut copying_reader = StreamReader::new(Opaque(&plain[..]), DefaultDeframer);
-    let mut buf_reader = BufStreamReader::new(&plain[..], DefaultDeframer);
+    let mut buf_reader = BufReadStreamReader::new(&plain[..], DefaultDeframer);
     let deframer = ChecksumDeframer::new(XxHash64::new());
     let mut xxh3_reader = StreamReader::new(&xxh3[..], deframer);
     let mut xxh3_copying = StreamReader::new(Opaque(&xxh3[..]), deframer);
-    let mut xxh3_buf_reader = BufStreamReader::new(&xxh3[..], deframer);
+    let mut xxh3_buf_reader = BufReadStreamReader::new(&xxh3[..], deframer);
     let limit = || limit_read(black_box(&plain));
     let limit_xxh3 = || limit_read_xxh3(black_box(&xxh3));
     let pairs = vec![

@@ -5,7 +5,7 @@
 //! Ids: `read_path/<source>/100`.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use flatstream::{BufStreamReader, DefaultDeframer, DefaultFramer, StreamReader};
+use flatstream::{BufReadStreamReader, DefaultDeframer, DefaultFramer, StreamReader};
 use flatstream_bench::paths::{
     Seen, buf_read_all, frames_all, read_all, scratch_with, telemetry_stream,
 };
@@ -42,8 +42,8 @@ fn read_path(c: &mut Criterion) {
         });
     });
 
-    // A long-lived BufStreamReader on a `Cursor`, rewound each time: parses in place.
-    let mut reader = BufStreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
+    // A long-lived BufReadStreamReader on a `Cursor`, rewound each time: parses in place.
+    let mut reader = BufReadStreamReader::new(Cursor::new(bytes.clone()), DefaultDeframer);
     check(buf_read_all(&mut reader).unwrap());
     group.bench_function(BenchmarkId::new("bufreader-cursor", FRAMES), |b| {
         b.iter(|| {

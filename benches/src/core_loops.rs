@@ -5,7 +5,7 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    BufStreamReader, ChecksumFramer, DefaultFramer, Deframer, Frames, Result, StreamReader,
+    BufReadStreamReader, ChecksumFramer, DefaultFramer, Deframer, Frames, Result, StreamReader,
     StreamSerialize, StreamWriter, XxHash64,
 };
 use std::hint::black_box;
@@ -150,10 +150,10 @@ pub fn read_reader<R: std::io::Read, D: Deframer>(reader: &mut StreamReader<R, D
     acc
 }
 
-/// `read/bufreader_*`: `BufStreamReader::process_all`, touching the last byte of each payload.
+/// `read/bufreader_*`: `BufReadStreamReader::process_all`, touching the last byte of each payload.
 #[inline(never)]
 pub fn read_buf_reader<R: std::io::BufRead, D: Deframer>(
-    reader: &mut BufStreamReader<R, D>,
+    reader: &mut BufReadStreamReader<R, D>,
 ) -> u64 {
     let mut acc = 0u64;
     reader

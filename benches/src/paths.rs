@@ -2,7 +2,7 @@
 //! suite so both measure the same code.
 
 use crate::telemetry::Reading;
-use flatstream::{BufStreamReader, Deframer, Framer, Frames, StreamReader, StreamWriter};
+use flatstream::{BufReadStreamReader, Deframer, Framer, Frames, StreamReader, StreamWriter};
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -71,10 +71,10 @@ pub fn read_all<R: Read, D: Deframer>(reader: &mut StreamReader<R, D>) -> flatst
     Ok(seen)
 }
 
-/// Reads every frame with a `BufStreamReader`, in place in the source's buffer.
+/// Reads every frame with a `BufReadStreamReader`, in place in the source's buffer.
 #[inline]
 pub fn buf_read_all<R: BufRead, D: Deframer>(
-    reader: &mut BufStreamReader<R, D>,
+    reader: &mut BufReadStreamReader<R, D>,
 ) -> flatstream::Result<Seen> {
     let mut seen = Seen::default();
     reader.process_all(|payload| {

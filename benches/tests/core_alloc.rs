@@ -3,7 +3,7 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    BufStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
+    BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
 };
 use flatstream_bench::alloc::{CountingAlloc, measure_exact};
 use flatstream_bench::paths::Opaque;
@@ -117,7 +117,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
 
     // In place over bytes in memory: nothing at all, not even a first buffer.
     let (count, stats) = measure_exact(|| {
-        let mut reader = BufStreamReader::new(&bytes[..], DefaultDeframer);
+        let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
         let mut n = 0u64;
         reader.process_all(|_| {
             n += 1;
@@ -128,13 +128,13 @@ fn reading_allocates_nothing_per_message_once_warm() {
     assert_eq!(count.unwrap(), 10_000);
     assert_eq!(
         stats.allocations, 0,
-        "BufStreamReader over &[u8]: {stats:?}"
+        "BufReadStreamReader over &[u8]: {stats:?}"
     );
 
     // Over a small `BufReader`, most frames straddle refills and are assembled by the reader:
     // once its assembly buffer has grown to the largest frame, that costs nothing either.
     let source = BufReader::with_capacity(100, &bytes[..]);
-    let mut reader = BufStreamReader::new(source, DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source, DefaultDeframer);
     for _ in 0..10 {
         assert!(reader.read_message().unwrap().is_some());
     }
@@ -150,7 +150,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
     assert_eq!(count, 9_990);
     assert_eq!(
         stats.allocations, 0,
-        "BufStreamReader over BufReader: {stats:?}"
+        "BufReadStreamReader over BufReader: {stats:?}"
     );
 }
 
@@ -211,12 +211,12 @@ fn hostile_lengths_allocate_no_more_than_the_bytes_received() {
         // In place, the reader holds only what straddles the source's buffer, as it arrives.
         let source = BufReader::with_capacity(CAPACITY, &bytes[..]);
         let mut reader =
-            BufStreamReader::new(source, DefaultDeframer).with_max_frame_len(bound as usize);
+            BufReadStreamReader::new(source, DefaultDeframer).with_max_frame_len(bound as usize);
         let (err, stats) = measure_exact(|| reader.read_message().unwrap_err());
         let limit = 2 * (4 + received) as u64;
         assert!(
             stats.largest <= limit,
-            "BufStreamReader, claim {claim}, received {received}: {err}, largest allocation {} > {limit}",
+            "BufReadStreamReader, claim {claim}, received {received}: {err}, largest allocation {} > {limit}",
             stats.largest
         );
     }

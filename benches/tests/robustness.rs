@@ -159,7 +159,7 @@ fn for_each_framing(
 fn salvage<D: Deframer>(data: &[u8], deframer: D) -> Vec<(usize, usize)> {
     Salvage::new(data, deframer, 1 << 16)
         .filter_map(|item| match item {
-            Salvaged::Frame { offset, payload } => Some((offset, payload.len())),
+            Salvaged::Frame { offset, payload } => Some((offset as usize, payload.len())),
             _ => None,
         })
         .collect()

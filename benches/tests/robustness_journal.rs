@@ -3,7 +3,7 @@
 
 use flatstream::{
     AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, DefaultDeframer, DefaultFramer,
-    Deframer, Framer, Recover, StreamEnd, StreamReader, StreamWriter, Truncate,
+    Deframer, Framer, Recover, RepairPolicy, StreamEnd, StreamReader, StreamWriter,
 };
 use flatstream_bench::telemetry::Reading;
 use std::fs::{self, File, OpenOptions};
@@ -78,7 +78,7 @@ fn crash_and_reopen<F: Framer + Copy, D: Deframer + Copy>(name: &str, framer: F,
             .open(&path)
             .unwrap();
         let recovery = Recover::new(deframer)
-            .repair_file(&mut file, Truncate::TornTail)
+            .repair_file(&mut file, RepairPolicy::TornTail)
             .unwrap_or_else(|e| panic!("{name}, cut at {cut}: {e}"));
         let whole = bounds.iter().filter(|&&b| b <= cut as u64).count() - 1;
         assert_eq!(recovery.frames, whole as u64, "{name}, cut at {cut}");
@@ -152,7 +152,7 @@ fn a_corrupt_frame_is_not_truncated_unless_asked() {
         .unwrap();
     let recover = Recover::new(ChecksumDeframer::new(sum));
     let err = recover
-        .repair_file(&mut file, Truncate::TornTail)
+        .repair_file(&mut file, RepairPolicy::TornTail)
         .unwrap_err();
     assert!(
         matches!(err, flatstream::Error::ChecksumMismatch { offset, .. } if offset == bounds[2]),
@@ -165,7 +165,7 @@ fn a_corrupt_frame_is_not_truncated_unless_asked() {
     );
 
     let recovery = recover
-        .repair_file(&mut file, Truncate::AfterLastGoodFrame)
+        .repair_file(&mut file, RepairPolicy::AfterLastGoodFrame)
         .unwrap();
     assert_eq!(recovery.frames, 2);
     assert_eq!(recovery.discarded(), bytes.len() as u64 - bounds[2]);

@@ -27,7 +27,7 @@ fn check<F: Framer + Copy, D: Deframer + Copy>(
         &bytes,
         schedule,
         deframer,
-        flatstream_core::DEFAULT_MAX_FRAME_LEN,
+        flatstream_core::frame::DEFAULT_MAX_FRAME_LEN,
     );
 
     let (torn, whole) = write_all(messages, framer, schedule, usize::from(limit));

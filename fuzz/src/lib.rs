@@ -6,7 +6,7 @@
 
 use flatstream_checksum::{AnyChecksum, ChecksumKind};
 use flatstream_core::{
-    BufStreamReader, Checksum, ChecksumDeframer, ChecksumFramer, Deframer, Error, Framer, Frames,
+    BufReadStreamReader, Checksum, ChecksumDeframer, ChecksumFramer, Deframer, Error, Framer, Frames,
     StreamReader,
 };
 use std::cell::Cell;
@@ -51,7 +51,7 @@ pub fn max_frame_len(selector: u8) -> usize {
         255,
         4096,
         1 << 20,
-        flatstream_core::DEFAULT_MAX_FRAME_LEN,
+        flatstream_core::frame::DEFAULT_MAX_FRAME_LEN,
     ][usize::from(selector % 7)]
 }
 
@@ -210,7 +210,7 @@ pub fn read_slice<'a, D: Deframer>(data: &'a [u8], deframer: D, max: usize) -> V
 
 /// Reads `data` through a [`StreamReader`] over a [`Choppy`] source, retrying `WouldBlock`,
 /// and checks it produces exactly what the slice iterator produces; then the same for a
-/// `StreamReader` in place over `data` and a `Cursor` of it, and for a [`BufStreamReader`]
+/// `StreamReader` in place over `data` and a `Cursor` of it, and for a [`BufReadStreamReader`]
 /// over `data` itself and over a `BufReader` of a [`Choppy`] source.
 pub fn check_reader<D: Deframer>(data: &[u8], schedule: &[u8], deframer: D, max: usize) {
     let expected = read_slice(data, &deframer, max);
@@ -332,15 +332,15 @@ fn check_outcome(
     assert_eq!(items, expected);
 }
 
-/// Reads `source` with a [`BufStreamReader`] through `read` (which returns the payloads and the
+/// Reads `source` with a [`BufReadStreamReader`] through `read` (which returns the payloads and the
 /// error that ended the reading) and checks the outcome against the slice iterator's.
 fn check_buf_reader<R, D, F>(source: R, deframer: D, max: usize, expected: &[Item<'_>], read: F)
 where
     R: BufRead,
     D: Deframer,
-    F: FnOnce(&mut BufStreamReader<R, D>) -> (Vec<Vec<u8>>, Option<Error>),
+    F: FnOnce(&mut BufReadStreamReader<R, D>) -> (Vec<Vec<u8>>, Option<Error>),
 {
-    let mut reader = BufStreamReader::new(source, deframer).with_max_frame_len(max);
+    let mut reader = BufReadStreamReader::new(source, deframer).with_max_frame_len(max);
     let (got, error) = read(&mut reader);
     let position = reader.position();
     check_outcome(

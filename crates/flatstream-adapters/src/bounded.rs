@@ -1,6 +1,7 @@
 //! `BoundedFramer` and `BoundedDeframer`: a maximum payload size on any framer or deframer.
 
-use flatstream_core::{Deframer, Error, FrameHeader, Framer, Result};
+use flatstream_core::frame::FrameHeader;
+use flatstream_core::{Deframer, Error, Framer, Result};
 
 /// Refuses payloads longer than `max` bytes before any byte of the frame is written.
 ///

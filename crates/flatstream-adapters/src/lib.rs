@@ -132,7 +132,7 @@ pub use reclaim::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};
 pub use reclaim::{ReclaimExt, Reclaiming};
 pub use structure::StructuralValidator;
 #[cfg(feature = "std")]
-pub use typed::{MessageReader, StreamDeserialize, TypedMessages, TypedReaderExt};
+pub use typed::{StreamDeserialize, TypedMessages, TypedReaderExt};
 #[cfg(feature = "unchecked")]
 pub use unchecked::UncheckedReaderExt;
 pub use validate::{

@@ -1,6 +1,7 @@
 //! `ObserverFramer` and `ObserverDeframer`: a callback that sees every payload.
 
-use flatstream_core::{Deframer, FrameHeader, Framer, Result};
+use flatstream_core::frame::FrameHeader;
+use flatstream_core::{Deframer, Framer, Result};
 
 /// Calls `observer` with each payload on its way to the wrapped framer, before it is framed.
 ///

@@ -3,11 +3,9 @@
 #[cfg(feature = "std")]
 use flatbuffers::{Allocator, FlatBufferBuilder};
 #[cfg(feature = "std")]
-use flatstream_core::{
-    Deframer, Framer, IntoControlFlow, Result, StreamReader, StreamSerialize, StreamWriter,
-};
+use flatstream_core::{Framer, MessageReader, Result, StreamSerialize, StreamWriter};
 #[cfg(feature = "std")]
-use std::io::{Read, Write};
+use std::io::Write;
 
 /// Decides, message by message, when a buffer that grew for large messages should shrink back
 /// to a baseline.
@@ -154,7 +152,7 @@ impl ReclaimPolicy for ShrinkAbove {
     }
 }
 
-/// A `StreamWriter` or `StreamReader` with a [`ReclaimPolicy`]: made with
+/// A `StreamWriter` or a reader with a [`ReclaimPolicy`]: made with
 /// [`ReclaimExt::reclaim`].
 ///
 /// * **Writer**: after each [`write`](Reclaiming::write) (simple mode, which uses the writer's
@@ -256,7 +254,7 @@ impl<W: Write, F: Framer, P: ReclaimPolicy> Reclaiming<StreamWriter<W, F>, P> {
         self.inner.write(item)?;
         let len = self.inner.builder_mut().finished_data().len();
         if self.policy.after_message(len) {
-            self.reclaim_now();
+            self.reclaim_builder();
         }
         Ok(())
     }
@@ -278,7 +276,7 @@ impl<W: Write, F: Framer, P: ReclaimPolicy> Reclaiming<StreamWriter<W, F>, P> {
 
     /// Replaces the internal builder with one of the policy's baseline capacity, now.
     #[cold]
-    pub fn reclaim_now(&mut self) {
+    pub fn reclaim_builder(&mut self) {
         *self.inner.builder_mut() = FlatBufferBuilder::with_capacity(self.policy.baseline());
     }
 
@@ -293,9 +291,12 @@ impl<W: Write, F: Framer, P: ReclaimPolicy> Reclaiming<StreamWriter<W, F>, P> {
     }
 }
 
+/// The reader side: any [`MessageReader`] (a `StreamReader`, a `BufReadStreamReader`, …), whose
+/// `capacity`, `buffer` and `shrink_to` the policy drives. It is a `MessageReader` itself, so
+/// `process_all`, `messages()` and typed reading work over it, one payload at a time.
 #[cfg(feature = "std")]
-impl<R: Read, D: Deframer, P: ReclaimPolicy> Reclaiming<StreamReader<R, D>, P> {
-    /// `StreamReader::read_message`, shrinking the buffer first if the policy asked for it
+impl<M: MessageReader, P: ReclaimPolicy> Reclaiming<M, P> {
+    /// The reader's `read_message`, shrinking the buffer first if the policy asked for it
     /// after the previous payload.
     #[inline]
     pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
@@ -310,32 +311,10 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> Reclaiming<StreamReader<R, D>, P> {
         Ok(message)
     }
 
-    /// `StreamReader::process_all` with the policy applied between payloads.
-    pub fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
-    where
-        F: FnMut(&[u8]) -> Result<C>,
-        C: IntoControlFlow,
-    {
-        loop {
-            let at = self.inner.position();
-            let Some(payload) = self.read_message()? else {
-                return Ok(());
-            };
-            match f(payload) {
-                Ok(flow) => {
-                    if flow.into_control_flow().is_break() {
-                        return Ok(());
-                    }
-                }
-                Err(e) => return Err(e.at_frame(at)),
-            }
-        }
-    }
-
     /// Shrinks the buffer to the policy's baseline now, if it is larger (but not below the
     /// bytes read ahead and not yet consumed).
     #[cold]
-    pub fn reclaim_now(&mut self) {
+    pub fn reclaim_buffer(&mut self) {
         self.pending = false;
         let baseline = self.policy.baseline();
         if self.inner.capacity() > baseline {
@@ -357,7 +336,33 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> Reclaiming<StreamReader<R, D>, P> {
     }
 }
 
-/// Adds [`reclaim`](ReclaimExt::reclaim) to `StreamWriter` and `StreamReader`.
+#[cfg(feature = "std")]
+impl<M: MessageReader, P: ReclaimPolicy> MessageReader for Reclaiming<M, P> {
+    #[inline]
+    fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        Reclaiming::read_message(self)
+    }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        self.inner.position()
+    }
+
+    fn buffer(&self) -> &[u8] {
+        self.inner.buffer()
+    }
+
+    fn capacity(&self) -> usize {
+        self.inner.capacity()
+    }
+
+    fn shrink_to(&mut self, capacity: usize) {
+        self.inner.shrink_to(capacity);
+    }
+}
+
+/// Adds [`reclaim`](ReclaimExt::reclaim) to `StreamWriter`, `StreamReader` and
+/// `BufReadStreamReader`.
 #[cfg(feature = "std")]
 pub trait ReclaimExt: Sized {
     /// Wraps `self` with a [`ReclaimPolicy`].
@@ -370,7 +375,16 @@ pub trait ReclaimExt: Sized {
 impl<W: Write, F: Framer> ReclaimExt for StreamWriter<W, F> {}
 
 #[cfg(feature = "std")]
-impl<R: Read, D: Deframer> ReclaimExt for StreamReader<R, D> {}
+impl<R: std::io::Read, D: flatstream_core::Deframer> ReclaimExt
+    for flatstream_core::StreamReader<R, D>
+{
+}
+
+#[cfg(feature = "std")]
+impl<R: std::io::BufRead, D: flatstream_core::Deframer> ReclaimExt
+    for flatstream_core::BufReadStreamReader<R, D>
+{
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,10 +1,8 @@
 //! Typed reading: payloads handed out as flatc-generated root types, verified first.
 
-use crate::reclaim::Reclaiming;
 use core::marker::PhantomData;
 use flatbuffers::{Follow, Verifiable, VerifierOptions};
-use flatstream_core::{BufStreamReader, Deframer, IntoControlFlow, Result, StreamReader};
-use std::io::{BufRead, Read};
+use flatstream_core::{IntoControlFlow, MessageReader, Result};
 
 /// A FlatBuffers root type that payloads can be read as: the flatc-generated table type, for
 /// any lifetime of the payload it borrows.
@@ -33,7 +31,8 @@ use std::io::{BufRead, Read};
 /// ```
 ///
 /// `from_payload` verifies the payload with the FlatBuffers verifier before handing out the
-/// root: there is no unchecked path (see the [crate docs](crate#typed-reading) for why).
+/// root. For trusted streams, the `unchecked` feature adds a path that skips verification (see
+/// the [crate docs](crate#typed-reading)).
 pub trait StreamDeserialize {
     /// The root type for a payload borrowed for `'buf`.
     type Root<'buf>: Follow<'buf, Inner = Self::Root<'buf>> + Verifiable + 'buf;
@@ -69,57 +68,10 @@ macro_rules! stream_deserialize {
     )+};
 }
 
-/// A reader that hands out payloads one at a time: what the typed reading methods of
-/// [`TypedReaderExt`] are built on. Implemented by `StreamReader`, `BufStreamReader` and by a
-/// reclaiming reader.
-pub trait MessageReader {
-    /// The next payload, or `None` at a clean end of stream.
-    fn next_message(&mut self) -> Result<Option<&[u8]>>;
-
-    /// Stream offset of the next frame.
-    fn position(&self) -> u64;
-}
-
-impl<R: Read, D: Deframer> MessageReader for StreamReader<R, D> {
-    #[inline]
-    fn next_message(&mut self) -> Result<Option<&[u8]>> {
-        self.read_message()
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        StreamReader::position(self)
-    }
-}
-
-impl<R: BufRead, D: Deframer> MessageReader for BufStreamReader<R, D> {
-    #[inline]
-    fn next_message(&mut self) -> Result<Option<&[u8]>> {
-        self.read_message()
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        BufStreamReader::position(self)
-    }
-}
-
-impl<R: Read, D: Deframer, P: crate::ReclaimPolicy> MessageReader
-    for Reclaiming<StreamReader<R, D>, P>
-{
-    #[inline]
-    fn next_message(&mut self) -> Result<Option<&[u8]>> {
-        self.read_message()
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        self.get_ref().position()
-    }
-}
-
-/// Typed reading on `StreamReader` (and reclaiming readers): each payload is verified as a `T`
-/// and handed out as `T`'s generated type, borrowed from the reader's buffer.
+/// Typed reading on every [`MessageReader`] (`StreamReader`, `BufReadStreamReader`, `Frames`,
+/// reclaiming readers): each payload is verified as a `T` and handed out as `T`'s generated
+/// type, borrowed from wherever the reader holds it. It runs in the reader's own
+/// `process_all` loop.
 ///
 /// A payload that fails verification is reported as
 /// [`Error::InvalidFlatbuffer`](flatstream_core::Error::InvalidFlatbuffer) with the frame's
@@ -161,27 +113,16 @@ pub trait TypedReaderExt: MessageReader + Sized {
     }
 
     /// As [`process_typed`](Self::process_typed), verifying within `opts`.
+    #[inline]
     fn process_typed_with<T, F, C>(&mut self, opts: &VerifierOptions, mut f: F) -> Result<()>
     where
         T: StreamDeserialize,
         F: for<'a> FnMut(T::Root<'a>) -> Result<C>,
         C: IntoControlFlow,
     {
-        loop {
-            let at = self.position();
-            let Some(payload) = self.next_message()? else {
-                return Ok(());
-            };
-            let root = T::from_payload(payload, opts).map_err(|e| e.at_frame(at))?;
-            match f(root) {
-                Ok(flow) => {
-                    if flow.into_control_flow().is_break() {
-                        return Ok(());
-                    }
-                }
-                Err(e) => return Err(e.at_frame(at)),
-            }
-        }
+        // The reader's loop stamps a verifier error with the frame's offset, as it does the
+        // callback's own errors.
+        self.process_all(|payload| f(T::from_payload(payload, opts)?))
     }
 
     /// A lending iterator over the payloads' roots, verified with the default
@@ -220,7 +161,7 @@ impl<M: MessageReader, T: StreamDeserialize> TypedMessages<'_, M, T> {
     #[inline]
     pub fn next(&mut self) -> Result<Option<T::Root<'_>>> {
         let at = self.reader.position();
-        match self.reader.next_message()? {
+        match self.reader.read_message()? {
             None => Ok(None),
             Some(payload) => T::from_payload(payload, &self.opts)
                 .map(Some)

@@ -3,8 +3,8 @@
 
 #![allow(unsafe_code)]
 
-use crate::typed::{MessageReader, StreamDeserialize};
-use flatstream_core::{IntoControlFlow, Result};
+use crate::typed::StreamDeserialize;
+use flatstream_core::{IntoControlFlow, MessageReader, Result};
 
 /// Typed reading that skips the FlatBuffers verifier, for streams you wrote yourself and trust
 /// (enabled by the `unchecked` feature).
@@ -31,23 +31,12 @@ pub trait UncheckedReaderExt: MessageReader + Sized {
         F: for<'a> FnMut(T::Root<'a>) -> Result<C>,
         C: IntoControlFlow,
     {
-        loop {
-            let at = self.position();
-            let Some(payload) = self.next_message()? else {
-                return Ok(());
-            };
+        self.process_all(|payload| {
             // SAFETY: the caller guarantees that every payload is a valid FlatBuffer whose root
             // is a `T` (this function's contract), which is what `root_unchecked` requires.
             let root = unsafe { flatbuffers::root_unchecked::<T::Root<'_>>(payload) };
-            match f(root) {
-                Ok(flow) => {
-                    if flow.into_control_flow().is_break() {
-                        return Ok(());
-                    }
-                }
-                Err(e) => return Err(e.at_frame(at)),
-            }
-        }
+            f(root)
+        })
     }
 }
 

@@ -7,7 +7,8 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::marker::PhantomData;
 use flatbuffers::{ForwardsUOffset, Verifiable, Verifier, VerifierOptions};
-use flatstream_core::{Deframer, Error, FrameHeader, Framer, Result};
+use flatstream_core::frame::FrameHeader;
+use flatstream_core::{Deframer, Error, Framer, Result};
 
 /// Checks a payload's content.
 ///

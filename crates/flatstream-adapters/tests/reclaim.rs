@@ -3,7 +3,7 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream_adapters::{NoReclaim, ReclaimExt, ShrinkAbove, ShrinkAfter};
-use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+use flatstream_core::{DefaultDeframer, DefaultFramer, MessageReader, StreamReader, StreamWriter};
 use std::io::{self, Read};
 
 /// Bytes behind a `Read` that the reader does not recognize as in memory, so that it copies

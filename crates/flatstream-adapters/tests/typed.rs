@@ -6,7 +6,7 @@ use flatstream_adapters::{
     TypedValidator, Validator,
 };
 use flatstream_core::{
-    BufStreamReader, DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter,
+    BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter,
 };
 use std::ops::ControlFlow;
 
@@ -66,7 +66,7 @@ fn typed_reading_works_in_place_over_a_buf_read() {
     let bytes = stream(100);
     // A small `BufReader`, so that frames straddle its refills too.
     let source = std::io::BufReader::with_capacity(50, &bytes[..]);
-    let mut r = BufStreamReader::new(source, DefaultDeframer);
+    let mut r = BufReadStreamReader::new(source, DefaultDeframer);
     let mut timestamps = vec![];
     let mut m = r.typed_messages::<Telemetry<'_>>();
     while let Some(t) = m.next().unwrap() {

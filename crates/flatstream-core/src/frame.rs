@@ -10,9 +10,12 @@
 //!
 //! `C`, the checksum width, is 0, 2, 4 or 8 and is fixed for a whole stream by the framer in use;
 //! it is not recorded in the stream. Frames follow each other with nothing in between.
+//!
+//! This module is the layout alone: sizes, and how a header is encoded. Deciding what the bytes
+//! at the front of a buffer are (a frame, a frame cut short, a length over the bound) is the
+//! decoder's job, in [`decode`](crate::decode).
 
 use crate::error::{Error, Result};
-use crate::framer::Deframer;
 
 /// Size of the length prefix that starts every frame.
 pub const LEN_PREFIX_SIZE: usize = 4;
@@ -26,8 +29,8 @@ pub const MAX_HEADER_SIZE: usize = LEN_PREFIX_SIZE + MAX_CHECKSUM_SIZE;
 /// The default bound on a frame's payload length: the largest buffer FlatBuffers can build
 /// (2 GiB), which is also FlatStream 0.2.x's bound.
 ///
-/// Readers of untrusted input should set a bound that fits their messages; see
-/// `StreamReader::with_max_frame_len`.
+/// Readers of untrusted input should set a bound that fits their messages: every reader has a
+/// `with_max_frame_len`.
 pub const DEFAULT_MAX_FRAME_LEN: usize = flatbuffers::FLATBUFFERS_MAX_BUFFER_SIZE;
 
 /// The encoded header of one frame: the length prefix followed by the checksum field.
@@ -142,7 +145,8 @@ pub fn truncate_checksum(value: u64, size: usize) -> u64 {
     }
 }
 
-/// Where a complete frame lies, relative to the start of the bytes it was parsed from.
+/// Where a complete frame lies, relative to its first byte: the header (length prefix and
+/// checksum field), then the payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FrameSpan {
     /// Length of the header: the length prefix and the checksum field.
@@ -153,101 +157,27 @@ pub struct FrameSpan {
 
 impl FrameSpan {
     /// Length of the whole frame.
-    #[inline]
+    #[inline(always)]
     pub fn frame_len(&self) -> usize {
         self.header_len + self.payload_len
     }
-}
 
-/// What [`parse_header`] found at the start of a buffer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Parsed {
-    /// A whole frame is present (it has not been verified yet).
-    Frame(FrameSpan),
-    /// The frame is not all there: it needs `needed` bytes in all, counted from its first byte.
-    /// Before the length prefix is complete this is the header length.
-    Incomplete {
-        /// Bytes needed for the whole frame, or for its header while the length is unknown.
-        needed: usize,
-    },
-}
-
-/// The hot path of every reader: the span of a complete frame at the start of `buf` whose
-/// declared length is at most `max`, or `None` for anything else (an incomplete frame, a length
-/// over the bound), which [`parse_header`] then sorts out.
-#[inline(always)]
-pub(crate) fn complete_frame(buf: &[u8], checksum_size: usize, max: usize) -> Option<FrameSpan> {
-    let (prefix, _) = buf.split_first_chunk::<LEN_PREFIX_SIZE>()?;
-    let payload_len = u32::from_le_bytes(*prefix) as usize;
-    let header_len = LEN_PREFIX_SIZE + checksum_size;
-    let fits =
-        payload_len <= max && buf.len() >= header_len && buf.len() - header_len >= payload_len;
-    fits.then_some(FrameSpan {
-        header_len,
-        payload_len,
-    })
-}
-
-/// Verifies the frame `span` at the start of `bytes`. (`Frames` splits its frames in a form
-/// of its own, which measured faster there.)
-#[cfg(feature = "std")]
-#[inline(always)]
-pub(crate) fn verify_frame<D: Deframer>(
-    deframer: &D,
-    bytes: &[u8],
-    span: FrameSpan,
-    offset: u64,
-) -> Result<()> {
-    let (header, tail) = bytes.split_at(span.header_len);
-    deframer.verify(
-        &header[LEN_PREFIX_SIZE..],
-        &tail[..span.payload_len],
-        offset,
-    )
-}
-
-/// Parses the frame at the start of `buf` without verifying its checksum.
-///
-/// As soon as the length prefix is present, a declared length over `max` (or over the
-/// deframer's own [`Deframer::max_payload_len`]) is rejected with [`Error::FrameTooLarge`] at
-/// `offset`: nothing has been allocated for it, and nothing will be.
-#[inline]
-pub fn parse_header<D: Deframer + ?Sized>(
-    deframer: &D,
-    buf: &[u8],
-    max: usize,
-    offset: u64,
-) -> Result<Parsed> {
-    let header_len = LEN_PREFIX_SIZE + deframer.checksum_size();
-    let Some(prefix) = buf.first_chunk::<LEN_PREFIX_SIZE>() else {
-        return Ok(Parsed::Incomplete { needed: header_len });
-    };
-    let payload_len = u32::from_le_bytes(*prefix) as usize;
-    let max = max.min(deframer.max_payload_len());
-    if payload_len > max {
-        return Err(Error::too_large(offset, payload_len, max));
+    /// Where the payload lies, counted from the frame's first byte.
+    #[inline(always)]
+    pub fn payload_range(&self) -> core::ops::Range<usize> {
+        self.header_len..self.frame_len()
     }
-    // `payload_len <= max <= usize::MAX`, but the header could still overflow on 16/32-bit.
-    let Some(needed) = header_len.checked_add(payload_len) else {
-        return Err(Error::too_large(
-            offset,
-            payload_len,
-            usize::MAX - header_len,
-        ));
-    };
-    if buf.len() < needed {
-        return Ok(Parsed::Incomplete { needed });
-    }
-    Ok(Parsed::Frame(FrameSpan {
-        header_len,
-        payload_len,
-    }))
+}
+
+/// Length of the header of a frame whose checksum field is `checksum_size` bytes wide.
+#[inline(always)]
+pub const fn header_len(checksum_size: usize) -> usize {
+    LEN_PREFIX_SIZE + checksum_size
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::DefaultDeframer;
 
     #[test]
     fn header_layout_is_le_length_then_le_checksum() {
@@ -296,52 +226,5 @@ mod tests {
         assert_eq!(truncate_checksum(0x1234_5678, 2), 0x5678);
         assert_eq!(truncate_checksum(u64::MAX, 8), u64::MAX);
         assert_eq!(truncate_checksum(u64::MAX, 0), 0);
-    }
-
-    #[test]
-    fn parse_reports_what_is_missing() {
-        let d = DefaultDeframer;
-        assert_eq!(
-            parse_header(&d, &[], 100, 0).unwrap(),
-            Parsed::Incomplete { needed: 4 }
-        );
-        assert_eq!(
-            parse_header(&d, &[3, 0], 100, 0).unwrap(),
-            Parsed::Incomplete { needed: 4 }
-        );
-        assert_eq!(
-            parse_header(&d, &[3, 0, 0, 0, 1], 100, 0).unwrap(),
-            Parsed::Incomplete { needed: 7 }
-        );
-        assert_eq!(
-            parse_header(&d, &[3, 0, 0, 0, 1, 2, 3, 4], 100, 0).unwrap(),
-            Parsed::Frame(FrameSpan {
-                header_len: 4,
-                payload_len: 3
-            })
-        );
-    }
-
-    #[test]
-    fn parse_rejects_a_length_over_the_bound_from_the_prefix_alone() {
-        let err = parse_header(&DefaultDeframer, &[0xFF; 4], 1024, 40).unwrap_err();
-        assert!(matches!(
-            err,
-            Error::FrameTooLarge {
-                offset: 40,
-                len: 0xFFFF_FFFF,
-                max: 1024
-            }
-        ));
-        let err = parse_header(&DefaultDeframer, &[101, 0, 0, 0], 100, 0).unwrap_err();
-        assert!(matches!(
-            err,
-            Error::FrameTooLarge {
-                len: 101,
-                max: 100,
-                ..
-            }
-        ));
-        assert!(parse_header(&DefaultDeframer, &[100, 0, 0, 0], 100, 0).is_ok());
     }
 }

@@ -1,8 +1,9 @@
 //! `Frames`: a zero-copy iterator over the frames of a byte slice. Works without `std`.
 
+use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header};
 use crate::framer::Deframer;
+use crate::read::MessageReader;
 
 /// Iterates over the payloads of the frames in a byte slice, without copying.
 ///
@@ -15,6 +16,8 @@ use crate::framer::Deframer;
 /// after which the iterator is fused: the bytes past it cannot be trusted to be frame boundaries.
 /// A content error raised by a validating deframer is yielded and iteration goes on with the
 /// next frame, whose position is known.
+///
+/// It is also a [`MessageReader`], so typed reading and the other reader adapters work over it.
 ///
 /// ```
 /// use flatstream_core::{DefaultDeframer, Frames};
@@ -32,8 +35,7 @@ pub struct Frames<'a, D> {
     failed: Option<&'a [u8]>,
     /// Length of the whole input.
     len: usize,
-    deframer: D,
-    max_frame_len: usize,
+    decoder: Decoder<D>,
 }
 
 impl<'a, D: Deframer> Frames<'a, D> {
@@ -43,20 +45,21 @@ impl<'a, D: Deframer> Frames<'a, D> {
             rest: bytes,
             failed: None,
             len: bytes.len(),
-            deframer,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            decoder: Decoder::new(deframer),
         }
     }
 
-    /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`]).
+    /// Sets the largest payload accepted (default
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max;
+        self.decoder.set_max_frame_len(max);
         self
     }
 
     /// Bytes consumed so far: the offset of the next frame, or of the frame that failed.
-    pub fn position(&self) -> usize {
-        self.len - self.remainder().len()
+    #[inline]
+    pub fn position(&self) -> u64 {
+        (self.len - self.remainder().len()) as u64
     }
 
     /// The bytes not yet consumed, starting with the next frame (or the frame that failed).
@@ -64,20 +67,9 @@ impl<'a, D: Deframer> Frames<'a, D> {
         self.failed.unwrap_or(self.rest)
     }
 
-    /// Everything but a complete frame within the bound: the end, and framing errors.
-    #[cold]
-    fn advance_slow(&mut self) -> Option<Result<&'a [u8]>> {
-        if self.rest.is_empty() {
-            return None;
-        }
-        let offset = (self.len - self.rest.len()) as u64;
-        let error = match parse_header(&self.deframer, self.rest, self.max_frame_len, offset) {
-            Ok(Parsed::Incomplete { needed }) => Error::eof(offset, needed, self.rest.len()),
-            Err(e) => e,
-            // Only if the deframer's bound changed between two calls: go round again.
-            Ok(Parsed::Frame(_)) => return self.next(),
-        };
-        Some(Err(self.fail(error)))
+    /// The deframer.
+    pub fn deframer(&self) -> &D {
+        self.decoder.deframer()
     }
 
     /// Stops the iteration at the current frame.
@@ -87,17 +79,6 @@ impl<'a, D: Deframer> Frames<'a, D> {
         self.rest = &[];
         error
     }
-
-    /// A complete frame failed verification.
-    #[cold]
-    fn rejected(&mut self, error: Error, next: &'a [u8]) -> Option<Result<&'a [u8]>> {
-        if error.is_content_error() {
-            self.rest = next;
-            Some(Err(error))
-        } else {
-            Some(Err(self.fail(error)))
-        }
-    }
 }
 
 impl<'a, D: Deframer> Iterator for Frames<'a, D> {
@@ -105,27 +86,46 @@ impl<'a, D: Deframer> Iterator for Frames<'a, D> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let max = self.max_frame_len.min(self.deframer.max_payload_len());
-        let Some(span) = complete_frame(self.rest, self.deframer.checksum_size(), max) else {
-            return self.advance_slow();
-        };
-        let (header, rest) = self.rest.split_at(span.header_len);
-        let (payload, next) = rest.split_at(span.payload_len);
         let offset = (self.len - self.rest.len()) as u64;
-        match self
-            .deframer
-            .verify(&header[LEN_PREFIX_SIZE..], payload, offset)
-        {
-            Ok(()) => {
-                self.rest = next;
-                Some(Ok(payload))
+        match self.decoder.decode(self.rest, offset) {
+            Ok(Decoded::Frame(frame)) => {
+                self.rest = &self.rest[frame.len()..];
+                Some(Ok(frame.payload()))
             }
-            Err(e) => self.rejected(e, next),
+            Ok(Decoded::Rejected { len, error }) => {
+                self.rest = &self.rest[len..];
+                Some(Err(error))
+            }
+            Ok(Decoded::Incomplete(need)) => {
+                if self.rest.is_empty() {
+                    None
+                } else {
+                    Some(Err(self.fail(need.into_error(offset))))
+                }
+            }
+            Err(e) => Some(Err(self.fail(e))),
         }
     }
 }
 
 impl<D: Deframer> core::iter::FusedIterator for Frames<'_, D> {}
+
+impl<D: Deframer> MessageReader for Frames<'_, D> {
+    /// As [`Iterator::next`], except after a framing error: where the iterator is fused, this
+    /// stays at the frame that failed and returns its error again, as the other readers do.
+    #[inline]
+    fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        if let Some(failed) = self.failed.take() {
+            self.rest = failed;
+        }
+        self.next().transpose()
+    }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        Frames::position(self)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -142,7 +142,7 @@ mod tests {
         assert_eq!(it.next().unwrap().unwrap(), [8, 9]);
         assert!(it.next().is_none());
         assert!(it.next().is_none());
-        assert_eq!(it.position(), bytes.len());
+        assert_eq!(it.position(), bytes.len() as u64);
     }
 
     #[test]

@@ -31,13 +31,22 @@
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufStreamReader`], `From<Error> for std::io::Error` | no |
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], `From<Error> for std::io::Error` | no |
 //!
-//! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, header
-//! encoding and parsing ([`FrameHeader`], [`parse_header`]), the [`Frames`] iterator over a byte
-//! slice, torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte
-//! slices, and the [`Error`] type. With `std`, recovery also scans readers and repairs journal
-//! files in place.
+//! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
+//! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
+//! torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte slices,
+//! and the [`Error`] type. With `std`, recovery also scans readers and repairs journal files in
+//! place.
+//!
+//! # How a frame is read
+//!
+//! One sans-I/O [`decode::Decoder`] decides what the bytes at the front of a buffer are: a
+//! verified frame, a frame rejected for its content, a frame not all there yet, or a framing
+//! error. Every reader drives it and only moves bytes: [`StreamReader`] (any `Read`, copying
+//! into its buffer, or in place over `&[u8]` and `Cursor`), [`BufReadStreamReader`] (in place in
+//! a `BufRead`'s buffer), [`Frames`] (a slice), [`Recover`] and [`Salvage`]. They share one
+//! surface, [`MessageReader`], and one lending iterator, [`Messages`].
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
@@ -53,14 +62,16 @@ extern crate alloc;
 extern crate std;
 
 #[cfg(feature = "std")]
-mod buf_reader;
+mod bufread;
 mod checksum;
+pub mod decode;
 mod error;
-mod frame;
+pub mod frame;
 mod framer;
 mod frames;
 #[cfg(feature = "std")]
 mod in_memory;
+mod read;
 #[cfg(feature = "std")]
 mod reader;
 mod recovery;
@@ -70,22 +81,21 @@ mod serialize;
 mod writer;
 
 #[cfg(feature = "std")]
-pub use buf_reader::{BufMessages, BufStreamReader};
+#[allow(deprecated)]
+pub use bufread::{BufReadStreamReader, BufStreamReader};
 pub use checksum::{Checksum, NoChecksum};
 pub use error::{Error, Result, ValidationFailure};
-pub use frame::{
-    DEFAULT_MAX_FRAME_LEN, FrameHeader, FrameSpan, LEN_PREFIX_SIZE, MAX_CHECKSUM_SIZE,
-    MAX_HEADER_SIZE, Parsed, parse_header, read_checksum, truncate_checksum,
-};
 pub use framer::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
 pub use frames::Frames;
+pub use read::{IntoControlFlow, MessageReader, Messages};
 #[cfg(feature = "std")]
-pub use reader::{IntoControlFlow, Messages, StreamReader};
-#[cfg(feature = "std")]
-pub use recovery::Truncate;
+pub use reader::StreamReader;
 pub use recovery::{Recover, Recovery, StreamEnd};
+#[cfg(feature = "std")]
+#[allow(deprecated)]
+pub use recovery::{RepairPolicy, Truncate};
 #[cfg(feature = "std")]
 pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};

@@ -1,13 +1,12 @@
 //! `StreamReader`: reads frames from any `std::io::Read`, handing out payloads borrowed from
 //! its buffer.
 
+use crate::decode::{Decoded, Decoder, Incomplete};
 use crate::error::{Error, Result};
-use crate::frame::{
-    DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, Parsed, complete_frame, parse_header, verify_frame,
-};
 use crate::framer::Deframer;
 use crate::in_memory;
-use core::ops::ControlFlow;
+use crate::read::{IntoControlFlow, MessageReader, Messages, Pass, deliver_frames};
+use core::ops::Range;
 use std::io::{self, Read};
 use std::vec::Vec;
 
@@ -31,13 +30,16 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 ///
 /// Any other `Read` hands its bytes over by copying them into the reader's buffer. For another
 /// source that is a `BufRead` (a `BufReader` in front of a file, say),
-/// [`BufStreamReader`](crate::BufStreamReader) parses the bytes in the source's own buffer.
+/// [`BufReadStreamReader`](crate::BufReadStreamReader) parses the bytes in the source's own buffer.
 ///
 /// * [`read_message`](Self::read_message) returns the next payload, or `None` at a clean end of
 ///   stream (the source returned end-of-file between two frames).
 /// * [`process_all`](Self::process_all) calls a closure with every payload until the end;
 ///   the closure may stop early by returning `ControlFlow::Break(())`.
 /// * [`messages`](Self::messages) is the same as a loop with `while let Some(p) = m.next()?`.
+///
+/// It implements [`MessageReader`], the surface every reader shares. Frames are decoded by the
+/// crate's one [`Decoder`]; the reader only moves bytes.
 ///
 /// # Memory
 ///
@@ -81,7 +83,7 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 #[derive(Debug)]
 pub struct StreamReader<R, D> {
     source: R,
-    deframer: D,
+    decoder: Decoder<D>,
     /// Zero-initialized once; `buf.len()` is the capacity in use.
     buf: Vec<u8>,
     /// Start of the unconsumed bytes.
@@ -91,7 +93,6 @@ pub struct StreamReader<R, D> {
     /// Stream offset of `buf[pos]`.
     offset: u64,
     capacity: usize,
-    max_frame_len: usize,
 }
 
 impl<R: Read, D: Deframer> StreamReader<R, D> {
@@ -107,28 +108,27 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// allocated on the first read; a reader of bytes already in memory (`&[u8]`, `Cursor`)
     /// never allocates one.
     pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
-        let max_frame_len = DEFAULT_MAX_FRAME_LEN.min(deframer.max_payload_len());
         StreamReader {
             source,
-            deframer,
+            decoder: Decoder::new(deframer),
             buf: Vec::new(),
             pos: 0,
             end: 0,
             offset: 0,
             capacity: capacity.max(16),
-            // The deframer's own bound is taken in once, here and in `with_max_frame_len`.
-            max_frame_len,
         }
     }
 
-    /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB). A frame
+    /// Sets the largest payload accepted (default
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is buffered.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max.min(self.deframer.max_payload_len());
+        self.decoder.set_max_frame_len(max);
         self
     }
 
-    /// Reads the next frame and returns its payload, borrowed from the reader's buffer.
+    /// Reads the next frame and returns its payload, borrowed from the reader's buffer (or,
+    /// in place, from the source's bytes).
     ///
     /// Returns `Ok(None)` when the source is at end-of-file exactly between two frames. If
     /// the source is a file that is still being written, a later call may return more frames.
@@ -137,15 +137,11 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         if in_memory::is_in_memory::<R>() {
             return self.read_in_place();
         }
-        Ok(self.next_frame()?.map(|(start, end)| &self.buf[start..end]))
+        Ok(self.next_copied()?.map(|payload| &self.buf[payload]))
     }
 
-    /// Calls `f` with each payload until the end of the stream.
-    ///
-    /// `f` returns `Ok(())` to go on, or `Ok(ControlFlow::Break(()))` to stop early: that is
-    /// not an error, and the next frame stays unread for a later call. An error returned by
-    /// `f` stops the loop and is returned; a verifier or validation error raised in `f` is
-    /// stamped with the offset of the frame being processed.
+    /// Calls `f` with each payload until the end of the stream; see
+    /// [`MessageReader::process_all`] for the contract.
     ///
     /// The reader records its progress once per pass over the frames it holds, not per frame,
     /// so if `f` panics and the panic is caught, a later call may hand out again frames that
@@ -163,20 +159,14 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             // Every complete frame already buffered, in one pass that keeps the position in
             // registers; it is stored once, on the way out.
             let buffered = &self.buf[self.pos..self.end];
-            let (used, pass) = deliver_frames(
-                buffered,
-                &self.deframer,
-                self.max_frame_len,
-                self.offset,
-                &mut f,
-            );
+            let (used, pass) = deliver_frames(&self.decoder, buffered, self.offset, &mut f);
             self.consume(used);
-            if let Pass::Stopped = pass? {
+            let Pass::Exhausted(need) = pass? else {
                 return Ok(());
-            }
+            };
             // No complete frame is buffered: read until one is, or report why not. The next
             // pass hands it out, and progress is recorded only after the callback returns.
-            if !self.buffer_next_frame()? {
+            if !self.buffer_frame(need)? {
                 return Ok(());
             }
         }
@@ -184,8 +174,8 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
 
     /// A lending iterator over the payloads: `while let Some(payload) = messages.next()? {}`.
     /// Leave the loop with `break` to stop early.
-    pub fn messages(&mut self) -> Messages<'_, R, D> {
-        Messages { reader: self }
+    pub fn messages(&mut self) -> Messages<'_, Self> {
+        Messages::new(self)
     }
 
     /// Stream offset of the next frame: the bytes consumed so far.
@@ -217,7 +207,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
 
     /// The deframer.
     pub fn deframer(&self) -> &D {
-        &self.deframer
+        self.decoder.deframer()
     }
 
     /// The source.
@@ -243,26 +233,23 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         (self.source, self.buf)
     }
 
-    /// `read_message` for a source whose bytes are in memory: the frame is parsed where it
+    /// `read_message` for a source whose bytes are in memory: the frame is decoded where it
     /// is, and the source moved past it.
     #[inline(always)]
     fn read_in_place(&mut self) -> Result<Option<&[u8]>> {
         let bytes = in_memory::unread(&self.source).unwrap_or_default();
-        let checksum_size = self.deframer.checksum_size();
-        let Some(span) = complete_frame(bytes, checksum_size, self.max_frame_len) else {
-            let end = in_place_end(&self.deframer, bytes, self.max_frame_len, self.offset);
-            return end.map(|()| None);
-        };
-        if let Err(e) = verify_frame(&self.deframer, bytes, span, self.offset) {
-            if e.is_content_error() {
-                in_memory::take(&mut self.source, span.frame_len());
-                self.offset += span.frame_len() as u64;
+        let (len, payload) = match self.decoder.decode(bytes, self.offset)? {
+            Decoded::Frame(frame) => (frame.len(), frame.span().payload_range()),
+            Decoded::Rejected { len, error } => {
+                in_memory::take(&mut self.source, len);
+                self.offset += len as u64;
+                return Err(error);
             }
-            return Err(e);
-        }
-        let frame = in_memory::take(&mut self.source, span.frame_len());
-        self.offset += span.frame_len() as u64;
-        Ok(Some(&frame[span.header_len..]))
+            Decoded::Incomplete(need) => return self.end_of_input(need).map(|()| None),
+        };
+        let frame = in_memory::take(&mut self.source, len);
+        self.offset += len as u64;
+        Ok(Some(&frame[payload]))
     }
 
     /// `process_all` for a source whose bytes are in memory: one pass over them, and one
@@ -274,79 +261,62 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         C: IntoControlFlow,
     {
         let bytes = in_memory::unread(&self.source).unwrap_or_default();
-        let max = self.max_frame_len;
-        let (used, pass) = deliver_frames(bytes, &self.deframer, max, self.offset, &mut f);
-        let outcome = match pass {
-            Ok(Pass::Exhausted) => {
-                let offset = self.offset + used as u64;
-                in_place_end(&self.deframer, &bytes[used..], max, offset)
-            }
-            Ok(Pass::Stopped) => Ok(()),
-            Err(e) => Err(e),
-        };
+        let (used, pass) = deliver_frames(&self.decoder, bytes, self.offset, &mut f);
         in_memory::take(&mut self.source, used);
         self.offset += used as u64;
-        outcome
+        match pass? {
+            Pass::Exhausted(need) => self.end_of_input(need),
+            Pass::Stopped => Ok(()),
+        }
     }
 
-    /// Finds the next complete, verified frame; returns the payload's range in `buf`.
+    /// The next complete, verified frame in the buffer, read into it as needed; returns the
+    /// payload's range in `buf`.
     #[inline(always)]
-    fn next_frame(&mut self) -> Result<Option<(usize, usize)>> {
-        let available = &self.buf[self.pos..self.end];
-        let max = self.max_frame_len;
-        let Some(span) = complete_frame(available, self.deframer.checksum_size(), max) else {
-            return self.next_frame_slow();
-        };
-        let verified = verify_frame(&self.deframer, available, span, self.offset);
-        let start = self.pos + span.header_len;
-        match verified {
-            Ok(()) => {
-                self.consume(span.frame_len());
-                Ok(Some((start, start + span.payload_len)))
-            }
-            Err(e) => Err(self.rejected(e, span.frame_len())),
-        }
-    }
-
-    /// A complete frame failed verification: step past it if only its content is at fault.
-    #[cold]
-    fn rejected(&mut self, error: Error, frame_len: usize) -> Error {
-        if error.is_content_error() {
-            self.consume(frame_len);
-        }
-        error
-    }
-
-    /// No complete frame within the bound is buffered: read more, or report why not.
-    #[cold]
-    fn next_frame_slow(&mut self) -> Result<Option<(usize, usize)>> {
-        if self.buffer_next_frame()? {
-            self.next_frame()
-        } else {
-            Ok(None)
-        }
-    }
-
-    /// Reads until the next frame is whole in the buffer (`true`), or the source is at its end
-    /// between two frames (`false`); anything else is an error: a length over the bound, the
-    /// end of the source inside a frame, an I/O error.
-    #[cold]
-    fn buffer_next_frame(&mut self) -> Result<bool> {
+    fn next_copied(&mut self) -> Result<Option<Range<usize>>> {
         loop {
-            let available = &self.buf[self.pos..self.end];
-            match parse_header(&self.deframer, available, self.max_frame_len, self.offset)? {
-                Parsed::Frame(_) => return Ok(true),
-                Parsed::Incomplete { needed } => {
-                    if !self.fill(needed)? {
-                        let present = self.end - self.pos;
-                        if present == 0 {
-                            return Ok(false);
-                        }
-                        return Err(Error::eof(self.offset, needed, present));
+            let buffered = &self.buf[self.pos..self.end];
+            match self.decoder.decode(buffered, self.offset)? {
+                Decoded::Frame(frame) => {
+                    let payload = frame.span().payload_range();
+                    let start = self.pos;
+                    self.consume(frame.len());
+                    return Ok(Some(start + payload.start..start + payload.end));
+                }
+                Decoded::Rejected { len, error } => {
+                    self.consume(len);
+                    return Err(error);
+                }
+                Decoded::Incomplete(need) => {
+                    if !self.buffer_frame(need)? {
+                        return Ok(None);
                     }
                 }
             }
         }
+    }
+
+    /// The source has no more bytes: the end of the stream if no frame is begun, or a frame
+    /// cut short.
+    #[cold]
+    fn end_of_input(&self, need: Incomplete) -> Result<()> {
+        if need.present() == 0 {
+            Ok(())
+        } else {
+            Err(need.into_error(self.offset))
+        }
+    }
+
+    /// Reads until the decoder has something other than `need` to say about the bytes at the
+    /// front of the buffer (`true`), or the source is at its end between two frames (`false`);
+    /// the end of the source inside a frame, and I/O errors, are errors.
+    #[cold]
+    fn buffer_frame(&mut self, need: Incomplete) -> Result<bool> {
+        if !self.fill(need)? {
+            self.end_of_input(need)?;
+            return Ok(false);
+        }
+        Ok(true)
     }
 
     #[inline]
@@ -364,22 +334,22 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         }
     }
 
-    /// Reads once into the free end of the buffer, making room first. `needed` is what the
-    /// current frame needs in all. Returns `false` at end-of-file.
+    /// Reads once into the free end of the buffer, making room first for the frame `need`
+    /// describes. Returns `false` at end-of-file.
     #[cold]
-    fn fill(&mut self, needed: usize) -> Result<bool> {
+    fn fill(&mut self, need: Incomplete) -> Result<bool> {
         self.compact();
         if self.end == self.buf.len() {
             // Full, or not allocated yet. Grow at most by doubling (from a first allocation of
             // at most 8 KiB, so short streams stay cheap), up to the configured capacity, or
-            // toward `needed` for a frame larger than that: the buffer never grows faster than
-            // the bytes that actually arrive, whatever length a header claims.
+            // toward what the frame needs if it is larger than that: the buffer never grows
+            // faster than the bytes that actually arrive, whatever length a header claims.
             let len = self.buf.len();
             let first = self.capacity.min(FIRST_ALLOCATION);
             let target = len
                 .saturating_mul(2)
                 .max(first)
-                .min(self.capacity.max(needed));
+                .min(self.capacity.max(need.needed()));
             self.buf.resize(target, 0);
         }
         loop {
@@ -396,127 +366,36 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 }
 
-/// A lending iterator over a reader's payloads, returned by [`StreamReader::messages`].
-///
-/// Each payload borrows the reader, so it must be dropped before the next call to `next`; copy
-/// what you need to keep.
-#[derive(Debug)]
-pub struct Messages<'r, R, D> {
-    reader: &'r mut StreamReader<R, D>,
-}
-
-impl<R: Read, D: Deframer> Messages<'_, R, D> {
-    /// The next payload, or `None` at a clean end of stream.
-    #[allow(clippy::should_implement_trait)] // a lending iterator cannot implement `Iterator`
+impl<R: Read, D: Deframer> MessageReader for StreamReader<R, D> {
     #[inline]
-    pub fn next(&mut self) -> Result<Option<&[u8]>> {
-        self.reader.read_message()
+    fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        StreamReader::read_message(self)
     }
-}
 
-/// Why an in-memory source holds no complete frame at `offset`: it is at its end (`Ok`), or
-/// the frame there is cut short or over the bound.
-#[cold]
-fn in_place_end<D: Deframer>(deframer: &D, bytes: &[u8], max: usize, offset: u64) -> Result<()> {
-    if bytes.is_empty() {
-        return Ok(());
+    #[inline]
+    fn position(&self) -> u64 {
+        self.offset
     }
-    match parse_header(deframer, bytes, max, offset)? {
-        Parsed::Incomplete { needed } => Err(Error::eof(offset, needed, bytes.len())),
-        // Not reached: `complete_frame` found no complete frame within the same bound. Should
-        // the two ever disagree, the reader reports the frame rather than loop or panic.
-        Parsed::Frame(span) => Err(Error::too_large(offset, span.payload_len, max)),
+
+    #[inline]
+    fn process_all<F, C>(&mut self, f: F) -> Result<()>
+    where
+        F: FnMut(&[u8]) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        StreamReader::process_all(self, f)
     }
-}
 
-/// How [`deliver_frames`] ended.
-pub(crate) enum Pass {
-    /// No complete frame is left at the front of the bytes.
-    Exhausted,
-    /// The callback asked to stop.
-    Stopped,
-}
-
-/// Hands every complete frame at the front of `bytes` to `f`, verified, and stops at the first
-/// that is incomplete or over `max`, at a framing error, or when `f` asks to stop. `offset` is
-/// the stream offset of `bytes[0]`.
-///
-/// Returns the bytes consumed, which include a frame skipped for a content error, with the
-/// outcome. This is the hot loop of both readers' `process_all`: the position lives in a local,
-/// and the caller stores it once.
-#[inline(always)]
-pub(crate) fn deliver_frames<D, F, C>(
-    mut bytes: &[u8],
-    deframer: &D,
-    max: usize,
-    offset: u64,
-    f: &mut F,
-) -> (usize, Result<Pass>)
-where
-    D: Deframer,
-    F: FnMut(&[u8]) -> Result<C>,
-    C: IntoControlFlow,
-{
-    let checksum_size = deframer.checksum_size();
-    let total = bytes.len();
-    let outcome = loop {
-        let Some(span) = complete_frame(bytes, checksum_size, max) else {
-            break Ok(Pass::Exhausted);
-        };
-        // Every part is sliced from the frame's start: the form that compiles to the tightest
-        // loop (measured against splitting the rest after each part, 15 % slower).
-        let frame_len = span.frame_len();
-        let checksum = &bytes[LEN_PREFIX_SIZE..span.header_len];
-        let payload = &bytes[span.header_len..frame_len];
-        let frame_offset = offset + (total - bytes.len()) as u64;
-        if let Err(e) = deframer.verify(checksum, payload, frame_offset) {
-            if e.is_content_error() {
-                bytes = &bytes[frame_len..];
-            }
-            break Err(e);
-        }
-        let flow = flow(f(payload), frame_offset);
-        bytes = &bytes[frame_len..];
-        match flow {
-            Ok(ControlFlow::Continue(())) => {}
-            Ok(ControlFlow::Break(())) => break Ok(Pass::Stopped),
-            Err(e) => break Err(e),
-        }
-    };
-    (total - bytes.len(), outcome)
-}
-
-/// A `process_all` callback's result as "go on" or "stop", with an error stamped with the
-/// offset of the frame it was given.
-#[inline(always)]
-pub(crate) fn flow<C: IntoControlFlow>(
-    result: Result<C>,
-    frame_offset: u64,
-) -> Result<ControlFlow<()>> {
-    match result {
-        Ok(c) => Ok(c.into_control_flow()),
-        Err(e) => Err(e.at_frame(frame_offset)),
+    fn buffer(&self) -> &[u8] {
+        StreamReader::buffer(self)
     }
-}
 
-/// What a [`StreamReader::process_all`] callback returns besides errors: `()` to go on, or a
-/// `ControlFlow` to choose.
-pub trait IntoControlFlow {
-    /// Whether to continue or stop.
-    fn into_control_flow(self) -> ControlFlow<()>;
-}
-
-impl IntoControlFlow for () {
-    #[inline(always)]
-    fn into_control_flow(self) -> ControlFlow<()> {
-        ControlFlow::Continue(())
+    fn capacity(&self) -> usize {
+        StreamReader::capacity(self)
     }
-}
 
-impl IntoControlFlow for ControlFlow<()> {
-    #[inline(always)]
-    fn into_control_flow(self) -> ControlFlow<()> {
-        self
+    fn shrink_to(&mut self, capacity: usize) {
+        StreamReader::shrink_to(self, capacity);
     }
 }
 
@@ -525,6 +404,7 @@ mod tests {
     use super::*;
     use crate::framer::{DefaultDeframer, DefaultFramer};
     use crate::writer::StreamWriter;
+    use core::ops::ControlFlow;
 
     /// Bytes behind a `Read` the reader does not recognize as in memory: it copies them.
     struct Opaque<'a>(&'a [u8]);

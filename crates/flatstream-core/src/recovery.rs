@@ -119,11 +119,16 @@ pub struct Recover<D> {
     max_frame_len: usize,
 }
 
+/// The former name of [`RepairPolicy`].
+#[cfg(feature = "std")]
+#[deprecated(since = "0.3.0", note = "renamed `RepairPolicy`")]
+pub type Truncate = RepairPolicy;
+
 /// What [`Recover::repair_file`] may cut off.
 #[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Truncate {
+pub enum RepairPolicy {
     /// Cut a torn tail only. If a frame is corrupt the file is left as it is and the corruption
     /// is returned as an error: the bytes after it may hold intact frames worth salvaging.
     TornTail,
@@ -174,7 +179,7 @@ impl<D: Deframer> Recover<D> {
         Recovery {
             frames,
             rejected,
-            valid_len: it.position() as u64,
+            valid_len: it.position(),
             scanned: bytes.len() as u64,
             end,
         }
@@ -194,7 +199,7 @@ fn classify(e: Error) -> StreamEnd {
 
 #[cfg(feature = "std")]
 mod io_helpers {
-    use super::{Recover, Recovery, StreamEnd, Truncate, classify};
+    use super::{Recover, Recovery, RepairPolicy, StreamEnd, classify};
     use crate::error::{Error, Result};
     use crate::framer::Deframer;
     use crate::reader::StreamReader;
@@ -248,12 +253,12 @@ mod io_helpers {
         /// allows, then leaves its cursor there, so that the next write appends right after
         /// the last intact frame. The truncation is synced to disk before this returns.
         ///
-        /// The file must be open for reading and writing. With [`Truncate::TornTail`], a
+        /// The file must be open for reading and writing. With [`RepairPolicy::TornTail`], a
         /// corrupt frame leaves the file untouched and is returned as the error (a
         /// [`Error::ChecksumMismatch`] or [`Error::FrameTooLarge`] at that frame's offset).
         ///
         /// ```
-        /// use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, StreamWriter, Truncate};
+        /// use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, RepairPolicy, StreamWriter};
         /// use std::io::Write;
         ///
         /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));
@@ -266,7 +271,7 @@ mod io_helpers {
         /// drop(file);
         ///
         /// let mut file = std::fs::OpenOptions::new().read(true).write(true).open(&path)?;
-        /// let recovery = Recover::new(DefaultDeframer).repair_file(&mut file, Truncate::TornTail)?;
+        /// let recovery = Recover::new(DefaultDeframer).repair_file(&mut file, RepairPolicy::TornTail)?;
         /// assert_eq!((recovery.frames, recovery.discarded()), (1, 6));
         ///
         /// let mut writer = StreamWriter::new(file, DefaultFramer);
@@ -274,11 +279,11 @@ mod io_helpers {
         /// # std::fs::remove_dir_all(&dir)?;
         /// # Ok::<(), Box<dyn std::error::Error>>(())
         /// ```
-        pub fn repair_file(&self, file: &mut File, policy: Truncate) -> Result<Recovery> {
+        pub fn repair_file(&self, file: &mut File, policy: RepairPolicy) -> Result<Recovery> {
             file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(e, 0))?;
             let recovery = self.scan_reader(&mut *file)?;
             match recovery.end {
-                StreamEnd::Corrupt(e) if policy == Truncate::TornTail => return Err(e),
+                StreamEnd::Corrupt(e) if policy == RepairPolicy::TornTail => return Err(e),
                 _ => {}
             }
             let at = recovery.valid_len;

@@ -1,7 +1,7 @@
 //! Salvage: keep every intact frame of a damaged checksummed stream, skipping the damage.
 
+use crate::decode::{Decoded, Decoder};
 use crate::error::Error;
-use crate::frame::{LEN_PREFIX_SIZE, Parsed, parse_header};
 use crate::framer::Deframer;
 
 /// One item of a [`Salvage`]: a frame kept, a frame rejected for its content, or bytes skipped.
@@ -11,7 +11,7 @@ pub enum Salvaged<'a> {
     /// An intact frame: its offset in the input and its payload, borrowed from the input.
     Frame {
         /// Offset of the frame's first byte.
-        offset: usize,
+        offset: u64,
         /// The payload.
         payload: &'a [u8],
     },
@@ -19,7 +19,7 @@ pub enum Salvaged<'a> {
     /// content. Its boundaries are trusted: salvage goes on after it.
     Rejected {
         /// Offset of the frame's first byte.
-        offset: usize,
+        offset: u64,
         /// Length of the whole frame, header included.
         len: usize,
         /// The deframer's error.
@@ -28,9 +28,9 @@ pub enum Salvaged<'a> {
     /// Bytes `start..end` of the input were skipped: no frame that verifies starts there.
     Skipped {
         /// First skipped byte.
-        start: usize,
+        start: u64,
         /// One past the last skipped byte: the offset of the next frame, or the input's length.
-        end: usize,
+        end: u64,
     },
 }
 
@@ -127,18 +127,17 @@ pub enum Salvaged<'a> {
 pub struct Salvage<'a, D> {
     bytes: &'a [u8],
     pos: usize,
-    deframer: D,
-    max_frame_len: usize,
+    decoder: Decoder<D>,
     /// A frame found at the end of a skipped range, yielded right after it.
     pending: Option<usize>,
 }
 
 /// What a try at one offset found.
-enum Try {
+enum Try<'a> {
     /// Nothing that verifies starts here.
     Nothing,
-    /// A verified frame of `len` bytes whose payload starts `header` bytes in.
-    Frame { header: usize, len: usize },
+    /// A verified frame of `len` bytes.
+    Frame { payload: &'a [u8], len: usize },
     /// A verified frame whose checksum field and payload are all zero bytes: not accepted.
     Zero,
     /// A whole, verified frame rejected for its content.
@@ -152,52 +151,44 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         Salvage {
             bytes,
             pos: 0,
-            deframer,
-            max_frame_len,
+            decoder: Decoder::new(deframer).with_max_frame_len(max_frame_len),
             pending: None,
         }
     }
 
     /// Offset of the next byte to examine.
-    pub fn position(&self) -> usize {
-        self.pending.unwrap_or(self.pos)
+    pub fn position(&self) -> u64 {
+        self.pending.unwrap_or(self.pos) as u64
     }
 
-    /// Tries the frame at `at`.
-    fn try_at(&self, at: usize) -> Try {
-        let rest = &self.bytes[at..];
-        let offset = at as u64;
-        let Ok(Parsed::Frame(span)) =
-            parse_header(&self.deframer, rest, self.max_frame_len, offset)
-        else {
-            return Try::Nothing;
-        };
-        let (header, rest) = rest.split_at(span.header_len);
-        let checksum = &header[LEN_PREFIX_SIZE..];
-        let payload = &rest[..span.payload_len];
-        match self.deframer.verify(checksum, payload, offset) {
-            Ok(()) if all_zero(checksum) && all_zero(payload) => Try::Zero,
-            Ok(()) => Try::Frame {
-                header: span.header_len,
-                len: span.frame_len(),
+    /// Tries the frame at `at`: the decoder decides, every error but a content error meaning
+    /// that no frame starts there.
+    fn try_at(&self, at: usize) -> Try<'a> {
+        let bytes: &'a [u8] = self.bytes;
+        match self.decoder.decode(&bytes[at..], at as u64) {
+            Ok(Decoded::Frame(frame))
+                if all_zero(frame.checksum_field()) && all_zero(frame.payload()) =>
+            {
+                Try::Zero
+            }
+            Ok(Decoded::Frame(frame)) => Try::Frame {
+                payload: frame.payload(),
+                len: frame.len(),
             },
-            Err(error) if error.is_content_error() => Try::Rejected {
-                len: span.frame_len(),
-                error,
-            },
-            Err(_) => Try::Nothing,
+            Ok(Decoded::Rejected { len, error }) => Try::Rejected { len, error },
+            Ok(Decoded::Incomplete(_)) | Err(_) => Try::Nothing,
         }
     }
 
     /// Yields the frame at `at` and moves past it; `None` if no frame is accepted there.
     fn take_at(&mut self, at: usize) -> Option<Salvaged<'a>> {
-        let (header, len) = match self.try_at(at) {
+        let (payload, len) = match self.try_at(at) {
             Try::Nothing | Try::Zero => return None,
-            Try::Frame { header, len } => (header, len),
+            Try::Frame { payload, len } => (payload, len),
             Try::Rejected { len, error } => {
                 self.pos = at + len;
                 return Some(Salvaged::Rejected {
-                    offset: at,
+                    offset: at as u64,
                     len,
                     error,
                 });
@@ -205,8 +196,8 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         };
         self.pos = at + len;
         Some(Salvaged::Frame {
-            offset: at,
-            payload: &self.bytes[at + header..at + len],
+            offset: at as u64,
+            payload,
         })
     }
 }
@@ -231,7 +222,7 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
         }
         // Resynchronise: the first later offset where a frame verifies. No frame is shorter
         // than its header, so offsets closer to the end than that are not tried.
-        let header_len = LEN_PREFIX_SIZE + self.deframer.checksum_size();
+        let header_len = self.decoder.header_len();
         let last = self.bytes.len().saturating_sub(header_len);
         let mut at = start + 1;
         while at <= last {
@@ -240,14 +231,17 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
                 // per byte, and the iterator stays small and `Clone`.
                 self.pending = Some(at);
                 self.pos = at;
-                return Some(Salvaged::Skipped { start, end: at });
+                return Some(Salvaged::Skipped {
+                    start: start as u64,
+                    end: at as u64,
+                });
             }
             at += 1;
         }
         self.pos = self.bytes.len();
         Some(Salvaged::Skipped {
-            start,
-            end: self.bytes.len(),
+            start: start as u64,
+            end: self.bytes.len() as u64,
         })
     }
 }
@@ -268,7 +262,7 @@ pub struct SalvageReport {
     /// Whole frames a validating deframer rejected, not written.
     pub rejected: u64,
     /// The byte ranges skipped, in order.
-    pub skipped: std::vec::Vec<core::ops::Range<usize>>,
+    pub skipped: std::vec::Vec<core::ops::Range<u64>>,
 }
 
 #[cfg(feature = "std")]
@@ -358,12 +352,12 @@ mod tests {
         out
     }
 
-    fn summary<'a>(items: impl Iterator<Item = Salvaged<'a>>) -> Vec<(char, usize, usize)> {
+    fn summary<'a>(items: impl Iterator<Item = Salvaged<'a>>) -> Vec<(char, u64, u64)> {
         items
             .map(|i| match i {
-                Salvaged::Frame { offset, payload } => ('F', offset, payload.len()),
+                Salvaged::Frame { offset, payload } => ('F', offset, payload.len() as u64),
                 Salvaged::Skipped { start, end } => ('S', start, end),
-                Salvaged::Rejected { offset, len, .. } => ('R', offset, len),
+                Salvaged::Rejected { offset, len, .. } => ('R', offset, len as u64),
             })
             .collect()
     }

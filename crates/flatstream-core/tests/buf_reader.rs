@@ -1,12 +1,12 @@
-//! `BufStreamReader`: round trips whatever the source's buffer size and read sizes, payloads
+//! `BufReadStreamReader`: round trips whatever the source's buffer size and read sizes, payloads
 //! borrowed in place, frames that straddle refills, truncation, hostile lengths, interrupted
 //! and non-blocking sources, and handing the source over.
 
 mod support;
 
 use flatstream_core::{
-    BufStreamReader, ChecksumDeframer, ChecksumFramer, DefaultDeframer, Deframer, Error, Result,
-    StreamReader,
+    BufReadStreamReader, ChecksumDeframer, ChecksumFramer, DefaultDeframer, Deframer, Error,
+    Result, StreamReader,
 };
 use proptest::prelude::*;
 use std::io::{self, BufRead, BufReader, ErrorKind, Read};
@@ -18,7 +18,7 @@ fn sample() -> Vec<Vec<u8>> {
 }
 
 /// Reads every payload with `read_message`.
-fn read_all<R: BufRead, D: Deframer>(reader: &mut BufStreamReader<R, D>) -> Vec<Vec<u8>> {
+fn read_all<R: BufRead, D: Deframer>(reader: &mut BufReadStreamReader<R, D>) -> Vec<Vec<u8>> {
     let mut out = vec![];
     while let Some(p) = reader.read_message().unwrap() {
         out.push(p.to_vec());
@@ -29,7 +29,7 @@ fn read_all<R: BufRead, D: Deframer>(reader: &mut BufStreamReader<R, D>) -> Vec<
 /// Reads every payload with `process_all`, stopping after every `stride` payloads and starting
 /// again, so that stopping and resuming is exercised at every position.
 fn process_all_in_strides<R: BufRead, D: Deframer>(
-    reader: &mut BufStreamReader<R, D>,
+    reader: &mut BufReadStreamReader<R, D>,
     stride: usize,
 ) -> Vec<Vec<u8>> {
     let mut out: Vec<Vec<u8>> = vec![];
@@ -70,11 +70,11 @@ proptest! {
         stride in 1usize..6,
     ) {
         let bytes = stream(&msgs);
-        let mut r = BufStreamReader::new(buffered(bytes.clone(), capacity, chunk), DefaultDeframer);
+        let mut r = BufReadStreamReader::new(buffered(bytes.clone(), capacity, chunk), DefaultDeframer);
         prop_assert_eq!(&read_all(&mut r), &msgs);
-        let mut r = BufStreamReader::new(buffered(bytes.clone(), capacity, chunk), DefaultDeframer);
+        let mut r = BufReadStreamReader::new(buffered(bytes.clone(), capacity, chunk), DefaultDeframer);
         prop_assert_eq!(&process_all_in_strides(&mut r, stride), &msgs);
-        let mut r = BufStreamReader::new(&bytes[..], DefaultDeframer);
+        let mut r = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
         prop_assert_eq!(&process_all_in_strides(&mut r, stride), &msgs);
     }
 
@@ -87,9 +87,9 @@ proptest! {
     ) {
         let bytes = stream_with(ChecksumFramer::new(Fletcher32), &msgs);
         let deframer = ChecksumDeframer::new(Fletcher32);
-        let mut r = BufStreamReader::new(buffered(bytes.clone(), capacity, chunk), deframer);
+        let mut r = BufReadStreamReader::new(buffered(bytes.clone(), capacity, chunk), deframer);
         prop_assert_eq!(&read_all(&mut r), &msgs);
-        let mut r = BufStreamReader::new(buffered(bytes, capacity, chunk), deframer);
+        let mut r = BufReadStreamReader::new(buffered(bytes, capacity, chunk), deframer);
         prop_assert_eq!(&process_all_in_strides(&mut r, stride), &msgs);
     }
 }
@@ -105,10 +105,10 @@ fn every_source_capacity_round_trips() {
     for capacity in 1..=120 {
         for chunk in [1, 3, usize::MAX] {
             let source = buffered(bytes.clone(), capacity, chunk);
-            let mut r = BufStreamReader::new(source, DefaultDeframer);
+            let mut r = BufReadStreamReader::new(source, DefaultDeframer);
             assert_eq!(read_all(&mut r), msgs, "capacity {capacity}, chunk {chunk}");
             let source = buffered(bytes.clone(), capacity, chunk);
-            let mut r = BufStreamReader::new(source, DefaultDeframer);
+            let mut r = BufReadStreamReader::new(source, DefaultDeframer);
             assert_eq!(
                 process_all_in_strides(&mut r, 7),
                 msgs,
@@ -123,11 +123,11 @@ fn payloads_from_bytes_in_memory_are_borrowed_in_place() {
     let msgs = sample();
     let bytes = stream(&msgs);
     let within = |p: &[u8]| bytes.as_ptr_range().contains(&p.as_ptr()) || p.is_empty();
-    let mut reader = BufStreamReader::new(&bytes[..], DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
     while let Some(p) = reader.read_message().unwrap() {
         assert!(within(p), "read_message copied a payload");
     }
-    let mut reader = BufStreamReader::new(io::Cursor::new(&bytes[..]), DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(io::Cursor::new(&bytes[..]), DefaultDeframer);
     reader
         .process_all(|p| {
             assert!(within(p), "process_all copied a payload");
@@ -145,7 +145,7 @@ fn it_reads_what_stream_reader_reads() {
         .collect();
     let bytes = stream(&msgs);
     let mut copying = StreamReader::with_capacity(64, &bytes[..], DefaultDeframer);
-    let mut in_place = BufStreamReader::new(buffered(bytes.clone(), 64, 10), DefaultDeframer);
+    let mut in_place = BufReadStreamReader::new(buffered(bytes.clone(), 64, 10), DefaultDeframer);
     loop {
         let a = copying.read_message().unwrap().map(<[u8]>::to_vec);
         let b = in_place.read_message().unwrap().map(<[u8]>::to_vec);
@@ -191,13 +191,13 @@ fn truncation_at_every_offset_is_none_at_a_boundary_and_an_error_inside_a_frame(
                     other => panic!("cut {cut}: {other:?}"),
                 };
                 if header == 4 {
-                    let mut reader = BufStreamReader::new(source, DefaultDeframer);
+                    let mut reader = BufReadStreamReader::new(source, DefaultDeframer);
                     for m in &msgs[..whole] {
                         assert_eq!(reader.read_message().unwrap(), Some(&m[..]), "cut {cut}");
                     }
                     check(reader.read_message());
                 } else {
-                    let mut reader = BufStreamReader::new(source, deframer);
+                    let mut reader = BufReadStreamReader::new(source, deframer);
                     for m in &msgs[..whole] {
                         assert_eq!(reader.read_message().unwrap(), Some(&m[..]), "cut {cut}");
                     }
@@ -220,7 +220,7 @@ fn hostile_lengths_are_errors_and_only_received_bytes_are_held() {
         bytes.extend_from_slice(&[7; 1000]);
         let source = BufReader::with_capacity(256, &bytes[..]);
         let mut reader =
-            BufStreamReader::new(source, DefaultDeframer).with_max_frame_len(bound as usize);
+            BufReadStreamReader::new(source, DefaultDeframer).with_max_frame_len(bound as usize);
         match reader.read_message().unwrap_err() {
             Error::FrameTooLarge {
                 offset: 0,
@@ -260,7 +260,7 @@ fn interrupted_reads_are_retried() {
         Step::Fail(ErrorKind::Interrupted),
     ];
     let source = BufReader::with_capacity(16, Scripted::new(stream(&msgs), script, 5));
-    let mut reader = BufStreamReader::new(source, DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source, DefaultDeframer);
     assert_eq!(read_all(&mut reader), msgs);
 }
 
@@ -280,7 +280,7 @@ fn would_block_is_returned_and_the_next_call_continues_the_partial_frame() {
         Step::Fail(ErrorKind::WouldBlock),
     ];
     let source = BufReader::with_capacity(16, Scripted::new(stream(&msgs), script, 7));
-    let mut reader = BufStreamReader::new(source, DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source, DefaultDeframer);
     let mut got = vec![];
     let mut blocked = 0;
     loop {
@@ -312,7 +312,7 @@ fn a_corrupt_checksum_is_reported_and_never_handed_out() {
     bytes[17] ^= 0x01;
     for capacity in [3, 4096] {
         let source = BufReader::with_capacity(capacity, &bytes[..]);
-        let mut reader = BufStreamReader::new(source, ChecksumDeframer::new(Fletcher32));
+        let mut reader = BufReadStreamReader::new(source, ChecksumDeframer::new(Fletcher32));
         assert_eq!(reader.read_message().unwrap(), Some(&b"first"[..]));
         for _ in 0..2 {
             // The reader stays at the bad frame.
@@ -354,7 +354,7 @@ fn a_content_error_skips_that_frame_only() {
     let bytes = stream(&msgs);
     for capacity in [1, 7, 4096] {
         let source = BufReader::with_capacity(capacity, &bytes[..]);
-        let mut reader = BufStreamReader::new(source, RejectFf);
+        let mut reader = BufReadStreamReader::new(source, RejectFf);
         assert_eq!(reader.read_message().unwrap(), Some(&b"ok"[..]));
         let err = reader.read_message().unwrap_err();
         assert!(matches!(err, Error::Validation { offset: 6, .. }), "{err}");
@@ -362,7 +362,7 @@ fn a_content_error_skips_that_frame_only() {
         assert_eq!(reader.read_message().unwrap(), None);
 
         let source = BufReader::with_capacity(capacity, &bytes[..]);
-        let mut reader = BufStreamReader::new(source, RejectFf);
+        let mut reader = BufReadStreamReader::new(source, RejectFf);
         let mut got = vec![];
         let mut collect = |p: &[u8]| {
             got.push(p.to_vec());
@@ -379,7 +379,7 @@ fn a_content_error_skips_that_frame_only() {
 fn errors_from_the_callback_stop_the_loop_with_the_frame_offset() {
     let msgs = sample();
     let bytes = stream(&msgs);
-    let mut reader = BufStreamReader::new(&bytes[..], DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
     let mut calls = 0;
     let err = reader
         .process_all(|p| {
@@ -402,7 +402,7 @@ fn handing_the_source_over_loses_nothing() {
     let mut bytes = stream(&msgs);
     bytes.extend_from_slice(b"RAW TRAILER");
     // Over bytes in memory: the source is positioned right after the last frame handed out.
-    let mut reader = BufStreamReader::new(&bytes[..], DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
     assert_eq!(reader.read_message().unwrap(), Some(&b"first"[..]));
     assert_eq!(*reader.get_mut(), &bytes[9..]);
     for m in &msgs[1..] {
@@ -420,7 +420,7 @@ fn handing_the_source_over_loses_nothing() {
         Step::Fail(ErrorKind::ConnectionReset),
     ];
     let source = BufReader::with_capacity(16, Scripted::new(bytes.clone(), script, 1000));
-    let mut reader = BufStreamReader::new(source, DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source, DefaultDeframer);
     assert_eq!(reader.read_message().unwrap(), Some(&b"first"[..]));
     assert_eq!(reader.read_message().unwrap(), Some(&b""[..]));
     let err = reader.read_message().unwrap_err();
@@ -470,7 +470,7 @@ impl BufRead for Fickle<'_> {
 fn a_source_that_breaks_the_buf_read_contract_gets_an_error_not_a_panic() {
     let bytes = stream(&sample());
     // Short on the second call: the frame found in the first is gone when it is handed out.
-    let mut reader = BufStreamReader::new(
+    let mut reader = BufReadStreamReader::new(
         Fickle {
             bytes: &bytes,
             calls: 0,
@@ -486,7 +486,7 @@ fn a_source_that_breaks_the_buf_read_contract_gets_an_error_not_a_panic() {
     // Short on the first of every three calls: the fast path sees a partial frame, the slow
     // path a whole one. That once sent the two paths back and forth without end.
     for method in ["read_message", "process_all"] {
-        let mut reader = BufStreamReader::new(
+        let mut reader = BufReadStreamReader::new(
             Fickle {
                 bytes: &bytes,
                 calls: 0,
@@ -541,11 +541,11 @@ fn the_end_of_the_stream_costs_one_read_and_interrupted_there_is_retried() {
     let bytes = stream(&msgs);
     let source = |script| BufReader::new(Counted { script, reads: 0 });
 
-    let mut reader = BufStreamReader::new(source(vec![Ok(&bytes[..])]), DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source(vec![Ok(&bytes[..])]), DefaultDeframer);
     assert_eq!(read_all(&mut reader), msgs);
     assert_eq!(reader.get_ref().get_ref().reads, 2, "read_message");
 
-    let mut reader = BufStreamReader::new(source(vec![Ok(&bytes[..])]), DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source(vec![Ok(&bytes[..])]), DefaultDeframer);
     assert_eq!(process_all_in_strides(&mut reader, usize::MAX), msgs);
     assert_eq!(reader.get_ref().get_ref().reads, 2, "process_all");
 
@@ -558,7 +558,7 @@ fn the_end_of_the_stream_costs_one_read_and_interrupted_there_is_retried() {
         Err(ErrorKind::Interrupted.into()),
         Ok(&bytes[9..]),
     ];
-    let mut reader = BufStreamReader::new(source(script), DefaultDeframer);
+    let mut reader = BufReadStreamReader::new(source(script), DefaultDeframer);
     assert_eq!(reader.read_message().unwrap(), Some(&b"first"[..]));
     assert_eq!(reader.read_message().unwrap(), None);
     assert_eq!(reader.read_message().unwrap(), None);
@@ -568,8 +568,8 @@ fn the_end_of_the_stream_costs_one_read_and_interrupted_there_is_retried() {
 #[test]
 fn reader_is_send() {
     fn send<T: Send>() {}
-    send::<BufStreamReader<BufReader<std::fs::File>, DefaultDeframer>>();
-    send::<BufStreamReader<&[u8], ChecksumDeframer<Fletcher32>>>();
+    send::<BufReadStreamReader<BufReader<std::fs::File>, DefaultDeframer>>();
+    send::<BufReadStreamReader<&[u8], ChecksumDeframer<Fletcher32>>>();
 }
 
 /// A source with nothing to give yet: every read would block.
@@ -586,7 +586,8 @@ impl Read for NothingYet {
 
 #[test]
 fn a_blocked_source_is_asked_once_per_call() {
-    let mut reader = BufStreamReader::new(BufReader::new(NothingYet { reads: 0 }), DefaultDeframer);
+    let mut reader =
+        BufReadStreamReader::new(BufReader::new(NothingYet { reads: 0 }), DefaultDeframer);
     let err = reader.read_message().unwrap_err();
     assert!(matches!(&err, Error::Io { source, .. } if source.kind() == ErrorKind::WouldBlock));
     assert_eq!(reader.get_ref().get_ref().reads, 1);

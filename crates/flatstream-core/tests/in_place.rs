@@ -115,7 +115,7 @@ fn process_all_stops_at_a_cut_or_oversized_frame_as_the_slice_iterator_does() {
                 Err(e) => error = Some(e.to_string()),
             }
         }
-        let end = (expected, error, it.position() as u64);
+        let end = (expected, error, it.position());
         let d = DefaultDeframer;
         let in_place = StreamReader::new(data, d).with_max_frame_len(500);
         assert_eq!(process_to_end(in_place), end, "in place, cut {cut}");

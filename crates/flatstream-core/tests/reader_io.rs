@@ -6,8 +6,8 @@
 mod support;
 
 use flatstream_core::{
-    ChecksumDeframer, ChecksumFramer, DEFAULT_MAX_FRAME_LEN, DefaultDeframer, DefaultFramer,
-    Deframer, Error, Frames, StreamReader, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Frames,
+    StreamReader, StreamWriter,
 };
 use std::io::{self, ErrorKind, Read};
 use support::{Fletcher32, Opaque, Scripted, Step, stream, stream_with};
@@ -182,7 +182,7 @@ fn expect_hostile<R: Read>(
 
 #[test]
 fn the_default_bound_is_the_flatbuffers_maximum_and_u32_max_exceeds_it() {
-    assert_eq!(DEFAULT_MAX_FRAME_LEN, 1 << 31);
+    assert_eq!(flatstream_core::frame::DEFAULT_MAX_FRAME_LEN, 1 << 31);
     let bytes = u32::MAX.to_le_bytes();
     let too_large = |e: Error| {
         matches!(

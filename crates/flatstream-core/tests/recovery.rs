@@ -66,7 +66,7 @@ fn salvage_skips_a_zero_filled_hole_that_recovery_reads_as_empty_frames() {
             other => panic!("{other:?}"),
         })
         .collect();
-    let hole = before.len()..before.len() + 4001;
+    let hole = before.len() as u64..before.len() as u64 + 4001;
     assert_eq!(
         items,
         [
@@ -220,14 +220,14 @@ fn fuzz_regression_salvage_of_a_clean_unchecksummed_stream_with_empty_frames() {
     for (items, item) in Salvage::new(
         data,
         DefaultDeframer,
-        flatstream_core::DEFAULT_MAX_FRAME_LEN,
+        flatstream_core::frame::DEFAULT_MAX_FRAME_LEN,
     )
     .enumerate()
     {
         match item {
             Salvaged::Frame { offset, payload } => {
                 assert_eq!(offset, pos);
-                pos = offset + 4 + payload.len();
+                pos = offset + 4 + payload.len() as u64;
             }
             Salvaged::Skipped { start, end } => {
                 assert_eq!(start, pos);
@@ -240,5 +240,5 @@ fn fuzz_regression_salvage_of_a_clean_unchecksummed_stream_with_empty_frames() {
             other => panic!("{other:?}"),
         }
     }
-    assert_eq!(pos, data.len());
+    assert_eq!(pos, data.len() as u64);
 }

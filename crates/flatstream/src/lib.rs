@@ -41,7 +41,7 @@
 //!   [`write_payload`](StreamWriter::write_payload).
 //! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
 //!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), with no
-//!   copy at all over `&[u8]` or a `Cursor`; [`BufStreamReader`], the same over a `BufRead`,
+//!   copy at all over `&[u8]` or a `Cursor`; [`BufReadStreamReader`], the same over a `BufRead`,
 //!   parsing in the source's own buffer (a `BufReader`'s, say); and [`Frames`] over a byte slice
 //!   such as a memory-mapped file.
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
@@ -56,7 +56,7 @@
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufStreamReader`], I/O errors | no |
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], I/O errors | no |
 //! | `xxhash` | no | [`XxHash64`](checksum) (XXH3-64, 8 bytes) | only in streams framed with it |
 //! | `crc32` | no | [`Crc32`](checksum) (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
 //! | `crc16` | no | [`Crc16`](checksum) (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
@@ -83,8 +83,7 @@ pub use flatstream_adapters::{
 };
 #[cfg(feature = "std")]
 pub use flatstream_adapters::{
-    MessageReader, ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt,
-    stream_deserialize,
+    ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt, stream_deserialize,
 };
 pub use flatstream_checksum as checksum;
 #[cfg(feature = "crc16")]

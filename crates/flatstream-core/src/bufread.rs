@@ -1,11 +1,10 @@
-//! `BufStreamReader`: reads frames in place from the buffer of a `BufRead` source.
+//! `BufReadStreamReader`: reads frames in place from the buffer of a `BufRead` source.
 
+use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
-use crate::frame::{
-    DEFAULT_MAX_FRAME_LEN, FrameSpan, Parsed, complete_frame, parse_header, verify_frame,
-};
+use crate::frame::FrameSpan;
 use crate::framer::Deframer;
-use crate::reader::{IntoControlFlow, Pass, deliver_frames, flow};
+use crate::read::{IntoControlFlow, MessageReader, Messages, Pass, deliver_frames, flow};
 use core::ops::ControlFlow;
 use std::io::{self, BufRead};
 use std::vec::Vec;
@@ -20,7 +19,11 @@ use std::vec::Vec;
 /// is no copy at all; over a `BufReader<File>` it is the copy the `BufReader` makes.
 ///
 /// Its methods are those of `StreamReader`, with the same errors and the same bound
-/// ([`with_max_frame_len`](Self::with_max_frame_len)).
+/// ([`with_max_frame_len`](Self::with_max_frame_len)); it implements [`MessageReader`], and
+/// frames are decoded by the crate's one [`Decoder`].
+///
+/// Its name says what it reads from: a `BufRead`. It adds no buffering (std's `BufReader`
+/// does); it reads in the buffer its source already has.
 ///
 /// # The source's position
 ///
@@ -38,7 +41,7 @@ use std::vec::Vec;
 /// releases it. To choose how much is read at a time, choose the `BufReader`'s capacity.
 ///
 /// ```
-/// use flatstream_core::{BufStreamReader, DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream_core::{BufReadStreamReader, DefaultDeframer, DefaultFramer, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"one")?;
@@ -46,7 +49,7 @@ use std::vec::Vec;
 /// let bytes = writer.into_inner();
 ///
 /// // `&[u8]` is a `BufRead`: the payloads are borrowed from `bytes` itself.
-/// let mut reader = BufStreamReader::new(&bytes[..], DefaultDeframer);
+/// let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
 /// let mut seen = Vec::new();
 /// reader.process_all(|payload| {
 ///     seen.push(flatbuffers::root::<&str>(payload)?.to_owned());
@@ -56,59 +59,56 @@ use std::vec::Vec;
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct BufStreamReader<R, D> {
+pub struct BufReadStreamReader<R, D> {
     source: R,
-    deframer: D,
-    /// Bytes at the front of the source's buffer that belong to frames already handed out,
-    /// consumed at the next call (the payload borrowed them until then).
-    pending: usize,
+    decoder: Decoder<D>,
     /// The bytes of a frame that straddles refills of the source's buffer, and only those.
     spill: Vec<u8>,
-    /// `spill` holds a frame already handed out: clear it at the next call.
-    spill_done: bool,
+    /// What is borrowed, or being assembled, between two calls.
+    state: State,
     /// Stream offset of the next frame.
     offset: u64,
-    max_frame_len: usize,
 }
 
-/// Where [`BufStreamReader::locate`] found the next frame, verified and accounted for.
-enum Located {
+/// What the reader holds between two calls. A payload handed out borrows either the source's
+/// buffer or `spill`, so the bytes it lies in are given back only at the next call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Nothing handed out is borrowed any more, and `spill` is empty.
+    Idle,
+    /// The last payload handed out lies in the first `n` bytes of the source's buffer, which
+    /// the source is told to consume at the next call.
+    LentFromSource(usize),
+    /// `spill` holds a whole frame whose payload was handed out: cleared at the next call.
+    LentFromSpill,
+    /// `spill` holds the first bytes of a frame that straddles refills of the source's buffer.
+    Assembling,
+}
+
+/// Where [`BufReadStreamReader::next_frame`] found the next frame, verified and accounted for.
+enum Found {
     Source(FrameSpan),
     Spill(FrameSpan),
 }
 
-/// What one pass over the source's buffer did in [`BufStreamReader::process_all`].
-enum Batch {
-    /// At least one frame went to the callback, which wants more.
-    Continue,
-    /// The callback asked to stop.
-    Break,
-    /// No complete frame at the front of the buffer: the general path takes over.
-    Nothing,
-    /// The source is at end-of-file, with no frame begun: the stream is over.
-    End,
-}
-
-impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
+impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     /// A reader of `source` with `deframer`. It allocates nothing until a frame straddles two
     /// refills of the source's buffer.
     pub fn new(source: R, deframer: D) -> Self {
-        let max_frame_len = DEFAULT_MAX_FRAME_LEN.min(deframer.max_payload_len());
-        BufStreamReader {
+        BufReadStreamReader {
             source,
-            deframer,
-            pending: 0,
+            decoder: Decoder::new(deframer),
             spill: Vec::new(),
-            spill_done: false,
+            state: State::Idle,
             offset: 0,
-            max_frame_len,
         }
     }
 
-    /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB). A frame
+    /// Sets the largest payload accepted (default
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is copied.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max.min(self.deframer.max_payload_len());
+        self.decoder.set_max_frame_len(max);
         self
     }
 
@@ -118,29 +118,28 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
     /// Returns `Ok(None)` when the source is at end-of-file exactly between two frames.
     #[inline]
     pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        let Some(located) = self.locate()? else {
-            return Ok(None);
-        };
-        let (bytes, span) = match located {
-            Located::Spill(span) => (&self.spill[..], span),
-            // `locate` has just seen the frame in this buffer and consumed nothing since, so
-            // the source returns it again without reading. (Returning the slice from `locate`
-            // itself is what the borrow checker cannot yet accept on the paths that go on.)
-            Located::Source(span) => match self.source.fill_buf() {
+        let (bytes, span) = match self.next_frame()? {
+            None => return Ok(None),
+            Some(Found::Spill(span)) => (&self.spill[..], span),
+            // `next_frame` has just seen the frame in this buffer and consumed nothing since,
+            // so the source returns it again without reading. (Returning the slice from
+            // `next_frame` itself is what the borrow checker cannot yet accept on the paths
+            // that go on.)
+            Some(Found::Source(span)) => match self.source.fill_buf() {
                 Ok(bytes) if bytes.len() >= span.frame_len() => (bytes, span),
                 // Only the fields beside `source` may be touched here, for the same reason.
                 _ => {
-                    self.pending = 0;
+                    self.state = State::Idle;
                     self.offset -= span.frame_len() as u64;
                     return Err(unsteady(self.offset));
                 }
             },
         };
-        Ok(Some(&bytes[span.header_len..span.frame_len()]))
+        Ok(Some(&bytes[span.payload_range()]))
     }
 
-    /// Calls `f` with each payload until the end of the stream; the same contract as
-    /// [`StreamReader::process_all`](crate::StreamReader::process_all).
+    /// Calls `f` with each payload until the end of the stream; see
+    /// [`MessageReader::process_all`] for the contract.
     ///
     /// The frames already in the source's buffer are handed out in one pass, and consumed
     /// together. So if `f` panics and the panic is caught, a later call may hand out again
@@ -154,7 +153,7 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
     {
         loop {
             self.settle();
-            if self.spill.is_empty() {
+            if self.state == State::Idle {
                 match self.batch(&mut f)? {
                     Batch::Continue => continue,
                     Batch::Break | Batch::End => return Ok(()),
@@ -172,8 +171,8 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
     }
 
     /// A lending iterator over the payloads: `while let Some(payload) = messages.next()? {}`.
-    pub fn messages(&mut self) -> BufMessages<'_, R, D> {
-        BufMessages { reader: self }
+    pub fn messages(&mut self) -> Messages<'_, Self> {
+        Messages::new(self)
     }
 
     /// Stream offset of the next frame: the bytes of the frames handed out so far.
@@ -184,7 +183,15 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
     /// The bytes taken from the source but not yet handed out: the start of a frame that
     /// straddles refills of the source's buffer. The source holds the rest.
     pub fn buffer(&self) -> &[u8] {
-        if self.spill_done { &[] } else { &self.spill }
+        match self.state {
+            State::Assembling => &self.spill,
+            _ => &[],
+        }
+    }
+
+    /// Bytes allocated to assemble frames that straddle refills.
+    pub fn capacity(&self) -> usize {
+        self.spill.capacity()
     }
 
     /// Shrinks the buffer used to assemble frames that straddle refills to `capacity` bytes,
@@ -196,7 +203,7 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
 
     /// The deframer.
     pub fn deframer(&self) -> &D {
-        &self.deframer
+        self.decoder.deframer()
     }
 
     /// The source. Its buffer may still start with the last payload handed out (see the
@@ -226,17 +233,15 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
         (self.source, self.spill)
     }
 
-    /// Tells the source about the frames handed out since the last call.
+    /// Gives back what the last payload handed out borrowed.
     #[inline(always)]
     fn settle(&mut self) {
-        if self.pending > 0 {
-            self.source.consume(self.pending);
-            self.pending = 0;
+        match self.state {
+            State::LentFromSource(n) => self.source.consume(n),
+            State::LentFromSpill => self.spill.clear(),
+            State::Idle | State::Assembling => return,
         }
-        if self.spill_done {
-            self.spill.clear();
-            self.spill_done = false;
-        }
+        self.state = State::Idle;
     }
 
     /// Hands every complete frame at the front of the source's buffer to `f`.
@@ -254,23 +259,23 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Batch::Nothing),
             Err(e) => return Err(Error::io(e, self.offset)),
         };
-        let (used, pass) = deliver_frames(rest, &self.deframer, self.max_frame_len, self.offset, f);
-        self.pending += used;
+        let (used, pass) = deliver_frames(&self.decoder, rest, self.offset, f);
+        self.source.consume(used);
         self.offset += used as u64;
         match pass? {
             Pass::Stopped => Ok(Batch::Break),
-            Pass::Exhausted if used > 0 => Ok(Batch::Continue),
-            Pass::Exhausted => Ok(Batch::Nothing),
+            Pass::Exhausted(_) if used > 0 => Ok(Batch::Continue),
+            Pass::Exhausted(_) => Ok(Batch::Nothing),
         }
     }
 
-    /// Finds the next complete frame, verifies it and counts it as handed out. Reads and
-    /// assembles a straddling frame in `spill` as needed.
+    /// Finds the next frame, verifies it and counts it as handed out. Reads and assembles a
+    /// straddling frame in `spill` as needed.
     #[inline(always)]
-    fn locate(&mut self) -> Result<Option<Located>> {
+    fn next_frame(&mut self) -> Result<Option<Found>> {
         self.settle();
-        if !self.spill.is_empty() {
-            return self.locate_slow();
+        if self.state == State::Assembling {
+            return self.next_frame_slow();
         }
         let available = match self.source.fill_buf() {
             // The end of the stream, between two frames. Not asked again: a source at
@@ -278,69 +283,68 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
             Ok([]) => return Ok(None),
             Ok(bytes) => bytes,
             // The slow path retries.
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.locate_slow(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.next_frame_slow(),
             Err(e) => return Err(Error::io(e, self.offset)),
         };
-        let Some(span) =
-            complete_frame(available, self.deframer.checksum_size(), self.max_frame_len)
-        else {
-            return self.locate_slow();
-        };
-        let verified = verify_frame(&self.deframer, available, span, self.offset);
-        self.accept_in_source(verified, span)
+        match self.decoder.decode(available, self.offset)? {
+            Decoded::Frame(frame) => {
+                let span = frame.span();
+                Ok(Some(self.lent_from_source(span)))
+            }
+            Decoded::Rejected { len, error } => Err(self.rejected_in_source(len, error)),
+            Decoded::Incomplete(_) => self.next_frame_slow(),
+        }
     }
 
-    /// Everything but a complete frame at the front of the source's buffer: refills, frames
-    /// that straddle them, the end of the stream and framing errors. Each turn of the loop
-    /// either returns or moves bytes from the source into `spill`, or reads.
+    /// Everything but a whole frame at the front of the source's buffer: refills, frames that
+    /// straddle them, the end of the stream and framing errors. Each turn of the loop either
+    /// returns or moves bytes from the source into `spill`, or reads.
     #[cold]
-    fn locate_slow(&mut self) -> Result<Option<Located>> {
+    fn next_frame_slow(&mut self) -> Result<Option<Found>> {
         loop {
-            if self.spill.is_empty() {
+            if self.state != State::Assembling {
                 if !has_bytes(&mut self.source, self.offset)? {
                     return Ok(None);
                 }
                 let available = buffered(&mut self.source, self.offset)?;
-                match parse_header(&self.deframer, available, self.max_frame_len, self.offset)? {
+                match self.decoder.decode(available, self.offset)? {
                     // The fast path was interrupted before it saw this frame.
-                    Parsed::Frame(span) => {
-                        let verified = verify_frame(&self.deframer, available, span, self.offset);
-                        return self.accept_in_source(verified, span);
+                    Decoded::Frame(frame) => {
+                        let span = frame.span();
+                        return Ok(Some(self.lent_from_source(span)));
+                    }
+                    Decoded::Rejected { len, error } => {
+                        return Err(self.rejected_in_source(len, error));
                     }
                     // All of it belongs to the one frame: take it over.
-                    Parsed::Incomplete { .. } => {
+                    Decoded::Incomplete(_) => {
                         let n = available.len();
                         self.spill.extend_from_slice(available);
                         self.source.consume(n);
+                        self.state = State::Assembling;
                     }
                 }
             } else {
-                match parse_header(&self.deframer, &self.spill, self.max_frame_len, self.offset)? {
-                    Parsed::Frame(span) => {
-                        let verified = verify_frame(&self.deframer, &self.spill, span, self.offset);
-                        return match verified {
-                            Ok(()) => {
-                                self.spill_done = true;
-                                self.offset += span.frame_len() as u64;
-                                Ok(Some(Located::Spill(span)))
-                            }
-                            Err(e) => {
-                                if e.is_content_error() {
-                                    self.spill.clear();
-                                    self.offset += span.frame_len() as u64;
-                                }
-                                Err(e)
-                            }
-                        };
+                match self.decoder.decode(&self.spill, self.offset)? {
+                    Decoded::Frame(frame) => {
+                        let span = frame.span();
+                        self.state = State::LentFromSpill;
+                        self.offset += span.frame_len() as u64;
+                        return Ok(Some(Found::Spill(span)));
                     }
-                    Parsed::Incomplete { needed } => {
-                        let have = self.spill.len();
+                    Decoded::Rejected { len, error } => {
+                        self.spill.clear();
+                        self.state = State::Idle;
+                        self.offset += len as u64;
+                        return Err(error);
+                    }
+                    Decoded::Incomplete(need) => {
                         if !has_bytes(&mut self.source, self.offset)? {
-                            return Err(Error::eof(self.offset, needed, have));
+                            return Err(need.into_error(self.offset));
                         }
                         let available = buffered(&mut self.source, self.offset)?;
                         // Only this frame's bytes: the next frame stays in the source.
-                        let take = (needed - have).min(available.len());
+                        let take = need.missing().min(available.len());
                         self.spill.extend_from_slice(&available[..take]);
                         self.source.consume(take);
                     }
@@ -349,38 +353,77 @@ impl<R: BufRead, D: Deframer> BufStreamReader<R, D> {
         }
     }
 
-    /// Counts a verified frame at the front of the source's buffer as handed out, or steps past
-    /// a frame that failed verification if only its content is at fault.
+    /// Counts the verified frame `span` at the front of the source's buffer as handed out.
     #[inline(always)]
-    fn accept_in_source(
-        &mut self,
-        verified: Result<()>,
-        span: FrameSpan,
-    ) -> Result<Option<Located>> {
-        match verified {
-            Ok(()) => {
-                self.pending = span.frame_len();
-                self.offset += span.frame_len() as u64;
-                Ok(Some(Located::Source(span)))
-            }
-            Err(e) => Err(self.rejected_in_source(e, span)),
-        }
+    fn lent_from_source(&mut self, span: FrameSpan) -> Found {
+        self.state = State::LentFromSource(span.frame_len());
+        self.offset += span.frame_len() as u64;
+        Found::Source(span)
     }
 
-    /// A complete frame in the source's buffer failed verification: step past it if only its
-    /// content is at fault.
+    /// Steps past a frame at the front of the source's buffer rejected for its content.
     #[cold]
-    fn rejected_in_source(&mut self, error: Error, span: FrameSpan) -> Error {
-        if error.is_content_error() {
-            self.pending = span.frame_len();
-            self.offset += span.frame_len() as u64;
-        }
+    fn rejected_in_source(&mut self, len: usize, error: Error) -> Error {
+        self.source.consume(len);
+        self.offset += len as u64;
         error
     }
 }
 
-/// The source's buffer no longer holds the frame `locate` found in it, which a `BufRead` that
-/// keeps to its contract does not do. The reader looks again at the next call.
+/// What one pass over the source's buffer did in [`BufReadStreamReader::process_all`].
+enum Batch {
+    /// At least one frame went to the callback, which wants more.
+    Continue,
+    /// The callback asked to stop.
+    Break,
+    /// No complete frame at the front of the buffer: the general path takes over.
+    Nothing,
+    /// The source is at end-of-file, with no frame begun: the stream is over.
+    End,
+}
+
+impl<R: BufRead, D: Deframer> MessageReader for BufReadStreamReader<R, D> {
+    #[inline]
+    fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        BufReadStreamReader::read_message(self)
+    }
+
+    #[inline]
+    fn position(&self) -> u64 {
+        self.offset
+    }
+
+    #[inline]
+    fn process_all<F, C>(&mut self, f: F) -> Result<()>
+    where
+        F: FnMut(&[u8]) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        BufReadStreamReader::process_all(self, f)
+    }
+
+    fn buffer(&self) -> &[u8] {
+        BufReadStreamReader::buffer(self)
+    }
+
+    fn capacity(&self) -> usize {
+        BufReadStreamReader::capacity(self)
+    }
+
+    fn shrink_to(&mut self, capacity: usize) {
+        BufReadStreamReader::shrink_to(self, capacity);
+    }
+}
+
+/// The former name of [`BufReadStreamReader`].
+#[deprecated(
+    since = "0.3.0",
+    note = "renamed `BufReadStreamReader`: it reads a `BufRead`"
+)]
+pub type BufStreamReader<R, D> = BufReadStreamReader<R, D>;
+
+/// The source's buffer no longer holds the frame `next_frame` found in it, which a `BufRead`
+/// that keeps to its contract does not do. The reader looks again at the next call.
 #[cold]
 fn unsteady(offset: u64) -> Error {
     Error::io(
@@ -408,21 +451,5 @@ fn buffered<R: BufRead>(source: &mut R, offset: u64) -> Result<&[u8]> {
     match source.fill_buf() {
         Ok(bytes) if !bytes.is_empty() => Ok(bytes),
         _ => Err(unsteady(offset)),
-    }
-}
-
-/// A lending iterator over a [`BufStreamReader`]'s payloads, returned by
-/// [`BufStreamReader::messages`].
-#[derive(Debug)]
-pub struct BufMessages<'r, R, D> {
-    reader: &'r mut BufStreamReader<R, D>,
-}
-
-impl<R: BufRead, D: Deframer> BufMessages<'_, R, D> {
-    /// The next payload, or `None` at a clean end of stream.
-    #[allow(clippy::should_implement_trait)] // a lending iterator cannot implement `Iterator`
-    #[inline]
-    pub fn next(&mut self) -> Result<Option<&[u8]>> {
-        self.reader.read_message()
     }
 }

@@ -1,0 +1,245 @@
+//! The reader surface: [`MessageReader`], what every reader of this crate is, and the one
+//! lending iterator [`Messages`] over any of them.
+
+#[cfg(feature = "std")]
+use crate::decode::{Decoded, Decoder, Incomplete};
+use crate::error::Result;
+#[cfg(feature = "std")]
+use crate::framer::Deframer;
+use core::ops::ControlFlow;
+
+/// A reader that hands out payloads one at a time, borrowed from wherever it holds them.
+///
+/// Every reader of flatstream implements it: [`StreamReader`](crate::StreamReader),
+/// [`BufReadStreamReader`](crate::BufReadStreamReader), [`Frames`](crate::Frames), and the
+/// adapters that wrap a reader. Code written against it (typed reading, reclamation, your own
+/// loops) works over all of them, and [`process_all`](Self::process_all) uses each reader's own
+/// batched loop.
+///
+/// ```
+/// use flatstream_core::{DefaultDeframer, DefaultFramer, Frames, MessageReader, StreamReader, StreamWriter};
+///
+/// fn count(reader: &mut impl MessageReader) -> flatstream_core::Result<usize> {
+///     let mut n = 0;
+///     reader.process_all(|_payload| {
+///         n += 1;
+///         Ok(())
+///     })?;
+///     Ok(n)
+/// }
+///
+/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+/// writer.write(&"a")?;
+/// writer.write(&"b")?;
+/// let bytes = writer.into_inner();
+/// assert_eq!(count(&mut StreamReader::new(&bytes[..], DefaultDeframer))?, 2);
+/// assert_eq!(count(&mut Frames::new(&bytes, DefaultDeframer))?, 2);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+pub trait MessageReader {
+    /// The next payload, or `None` at a clean end of stream (the input ended exactly between
+    /// two frames).
+    ///
+    /// A content error ([`Error::is_content_error`](crate::Error::is_content_error)) concerns
+    /// a frame read whole: the reader has moved past it. Any other error leaves the reader at
+    /// the frame concerned.
+    fn read_message(&mut self) -> Result<Option<&[u8]>>;
+
+    /// Stream offset of the next frame: the bytes of the frames handed out (or stepped over)
+    /// so far.
+    fn position(&self) -> u64;
+
+    /// Calls `f` with each payload until the end of the stream.
+    ///
+    /// `f` returns `Ok(())` to go on, or `Ok(ControlFlow::Break(()))` to stop early: that is
+    /// not an error, and the next frame stays unread for a later call. An error returned by
+    /// `f` stops the loop and is returned; a verifier or validation error raised in `f` is
+    /// stamped with the offset of the frame being processed.
+    ///
+    /// Readers that hold many frames at once override it with a loop that hands them all out
+    /// in one pass; the result is the same.
+    #[inline]
+    fn process_all<F, C>(&mut self, mut f: F) -> Result<()>
+    where
+        Self: Sized,
+        F: FnMut(&[u8]) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        loop {
+            let at = self.position();
+            let Some(payload) = self.read_message()? else {
+                return Ok(());
+            };
+            if flow(f(payload), at)?.is_break() {
+                return Ok(());
+            }
+        }
+    }
+
+    /// A lending iterator over the payloads: `while let Some(payload) = messages.next()? {}`.
+    #[inline]
+    fn messages(&mut self) -> Messages<'_, Self>
+    where
+        Self: Sized,
+    {
+        Messages { reader: self }
+    }
+
+    /// The bytes the reader has taken from its source but not handed out yet (empty for a
+    /// reader that reads in place).
+    #[inline]
+    fn buffer(&self) -> &[u8] {
+        &[]
+    }
+
+    /// Bytes of memory the reader keeps to buffer or assemble frames (0 for a reader that
+    /// reads in place).
+    #[inline]
+    fn capacity(&self) -> usize {
+        0
+    }
+
+    /// Gives back buffer memory above `capacity` bytes, keeping the bytes not handed out yet.
+    /// Does nothing for a reader that reads in place.
+    #[inline]
+    fn shrink_to(&mut self, capacity: usize) {
+        let _ = capacity;
+    }
+}
+
+impl<M: MessageReader + ?Sized> MessageReader for &mut M {
+    #[inline]
+    fn read_message(&mut self) -> Result<Option<&[u8]>> {
+        (**self).read_message()
+    }
+    #[inline]
+    fn position(&self) -> u64 {
+        (**self).position()
+    }
+    #[inline]
+    fn buffer(&self) -> &[u8] {
+        (**self).buffer()
+    }
+    #[inline]
+    fn capacity(&self) -> usize {
+        (**self).capacity()
+    }
+    #[inline]
+    fn shrink_to(&mut self, capacity: usize) {
+        (**self).shrink_to(capacity);
+    }
+}
+
+/// A lending iterator over a reader's payloads, returned by the readers' `messages()`.
+///
+/// Each payload borrows the reader, so it must be dropped before the next call to `next`; copy
+/// what you need to keep. Leave the loop with `break` to stop early.
+#[derive(Debug)]
+pub struct Messages<'r, M: ?Sized> {
+    reader: &'r mut M,
+}
+
+impl<'r, M: MessageReader + ?Sized> Messages<'r, M> {
+    /// A lending iterator over `reader`'s payloads.
+    pub fn new(reader: &'r mut M) -> Self {
+        Messages { reader }
+    }
+
+    /// The next payload, or `None` at a clean end of stream.
+    #[allow(clippy::should_implement_trait)] // a lending iterator cannot implement `Iterator`
+    #[inline]
+    pub fn next(&mut self) -> Result<Option<&[u8]>> {
+        self.reader.read_message()
+    }
+
+    /// Stream offset of the next frame.
+    pub fn position(&self) -> u64 {
+        self.reader.position()
+    }
+}
+
+/// What a `process_all` callback returns besides errors: `()` to go on, or a `ControlFlow` to
+/// choose.
+pub trait IntoControlFlow {
+    /// Whether to continue or stop.
+    fn into_control_flow(self) -> ControlFlow<()>;
+}
+
+impl IntoControlFlow for () {
+    #[inline(always)]
+    fn into_control_flow(self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+}
+
+impl IntoControlFlow for ControlFlow<()> {
+    #[inline(always)]
+    fn into_control_flow(self) -> ControlFlow<()> {
+        self
+    }
+}
+
+/// How [`deliver_frames`] ended.
+#[cfg(feature = "std")]
+pub(crate) enum Pass {
+    /// No complete frame is left at the front of the bytes: the decoder's word on what is.
+    Exhausted(Incomplete),
+    /// The callback asked to stop.
+    Stopped,
+}
+
+/// Hands every frame the decoder finds at the front of `bytes` to `f`, and stops at the first
+/// that is incomplete, at an error (a rejected frame is stepped over first), or when `f` asks
+/// to stop. `offset` is the stream offset of `bytes[0]`.
+///
+/// Returns the bytes consumed with the outcome. This is the hot loop of the buffered readers'
+/// `process_all`: the position lives in a local, and the caller stores it once.
+#[cfg(feature = "std")]
+#[inline(always)]
+pub(crate) fn deliver_frames<D, F, C>(
+    decoder: &Decoder<D>,
+    mut bytes: &[u8],
+    offset: u64,
+    f: &mut F,
+) -> (usize, Result<Pass>)
+where
+    D: Deframer,
+    F: FnMut(&[u8]) -> Result<C>,
+    C: IntoControlFlow,
+{
+    let total = bytes.len();
+    let outcome = loop {
+        let frame_offset = offset + (total - bytes.len()) as u64;
+        match decoder.decode(bytes, frame_offset) {
+            Ok(Decoded::Frame(frame)) => {
+                let flow = flow(f(frame.payload()), frame_offset);
+                bytes = &bytes[frame.len()..];
+                match flow {
+                    Ok(ControlFlow::Continue(())) => {}
+                    Ok(ControlFlow::Break(())) => break Ok(Pass::Stopped),
+                    Err(e) => break Err(e),
+                }
+            }
+            Ok(Decoded::Rejected { len, error }) => {
+                bytes = &bytes[len..];
+                break Err(error);
+            }
+            Ok(Decoded::Incomplete(need)) => break Ok(Pass::Exhausted(need)),
+            Err(e) => break Err(e),
+        }
+    };
+    (total - bytes.len(), outcome)
+}
+
+/// A `process_all` callback's result as "go on" or "stop", with an error stamped with the
+/// offset of the frame it was given.
+#[inline(always)]
+pub(crate) fn flow<C: IntoControlFlow>(
+    result: Result<C>,
+    frame_offset: u64,
+) -> Result<ControlFlow<()>> {
+    match result {
+        Ok(c) => Ok(c.into_control_flow()),
+        Err(e) => Err(e.at_frame(frame_offset)),
+    }
+}
