@@ -33,9 +33,19 @@ use std::hint::black_box;
 use std::io::Cursor;
 use std::time::Instant;
 
-/// Processes outside test mode, and rounds per pair in each.
+/// Processes outside test mode, and rounds per pair in each. `FLATSTREAM_RATIOS_PROCESSES` and
+/// `FLATSTREAM_RATIOS_ROUNDS` override them for a quick look while working on the code; the
+/// report's figures come from the defaults.
 const PROCESSES: usize = 5;
 const ROUNDS: usize = 101;
+
+/// `default`, or the number in the environment variable `name`.
+fn setting(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 /// Set in the processes the bench starts: measure and print the rounds as JSON.
 const CHILD_ENV: &str = "FLATSTREAM_RATIOS_CHILD";
@@ -326,7 +336,7 @@ fn measure(rounds: usize) -> Vec<Outcome> {
 fn measure_in_processes() -> std::io::Result<Vec<Outcome>> {
     let exe = std::env::current_exe()?;
     let mut pooled: Vec<Outcome> = Vec::new();
-    for _ in 0..PROCESSES {
+    for _ in 0..setting("FLATSTREAM_RATIOS_PROCESSES", PROCESSES) {
         let out = std::process::Command::new(&exe)
             .args(std::env::args().skip(1))
             .env(CHILD_ENV, "1")
@@ -364,7 +374,8 @@ fn main() -> std::io::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     let test_mode = args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench");
     if std::env::var_os(CHILD_ENV).is_some() {
-        let rows: Vec<_> = measure(ROUNDS).iter().map(Outcome::to_json).collect();
+        let rounds = setting("FLATSTREAM_RATIOS_ROUNDS", ROUNDS);
+        let rows: Vec<_> = measure(rounds).iter().map(Outcome::to_json).collect();
         println!("{}", json!({ "ratios": rows }));
         return Ok(());
     }

@@ -236,13 +236,11 @@ impl core::error::Error for ChecksumKindError {}
 /// whatever the algorithm, which keeps such tools simple.
 ///
 /// It costs a few nanoseconds per frame over the static type: the algorithm is looked up for
-/// each frame, and the frame parser no longer knows the checksum's width at compile time. In
-/// the `checksum/read_*/any_*` benchmarks (`Frames` iterator) that was 3.6 ns more per frame
-/// than `XxHash64` on 24-byte frames (7.2 instead of 3.6 ns in all), and 7.6 ns more on
-/// telemetry frames that are decoded as they are read, where it took the checksum's share of
-/// the read from 4 % to 22 %. Programs that know their algorithm at compile time
-/// should name it (`ChecksumFramer<XxHash64>`), which is the common case; tools that want the
-/// static type's speed with a run-time choice can use [`ChecksumKind::dispatch`].
+/// each frame, and the decoder no longer knows the checksum's width at compile time. On small
+/// frames that is several times the cost of the checksum itself (the `checksum/read_*/any_*`
+/// rows of docs/benchmarks.md). Programs that know their algorithm at compile time should name
+/// it (`ChecksumFramer<XxHash64>`), which is the common case; tools that want the static type's
+/// speed with a run-time choice can use [`ChecksumKind::dispatch`].
 ///
 /// It writes and verifies exactly the bytes of the static type it stands for, and its default
 /// is no checksum.

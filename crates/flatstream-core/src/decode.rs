@@ -102,6 +102,9 @@ pub enum Decoded<'a> {
 pub struct Frame<'a> {
     checksum: &'a [u8],
     payload: &'a [u8],
+    /// The length the decoder checked against the buffer (kept, rather than summed again from
+    /// the parts, so that the compiler sees it is within the buffer).
+    len: usize,
 }
 
 impl<'a> Frame<'a> {
@@ -129,7 +132,7 @@ impl<'a> Frame<'a> {
     /// Length of the whole frame: where the next one starts.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        header_len(self.checksum.len()) + self.payload.len()
+        self.len
     }
 
     /// Always `false`: a frame has at least its length prefix.
@@ -254,7 +257,11 @@ impl<D: Deframer> Decoder<D> {
         let checksum = &bytes[LEN_PREFIX_SIZE..header_len];
         let payload = &bytes[header_len..frame_len];
         match self.deframer.verify(checksum, payload, offset) {
-            Ok(()) => Ok(Decoded::Frame(Frame { checksum, payload })),
+            Ok(()) => Ok(Decoded::Frame(Frame {
+                checksum,
+                payload,
+                len: frame_len,
+            })),
             Err(error) => rejected(error, frame_len),
         }
     }
@@ -271,11 +278,19 @@ fn complete_frame(bytes: &[u8], header_len: usize, max: usize) -> Option<usize> 
     fits.then_some(header_len + payload_len)
 }
 
-/// No complete frame within the bound is at the front of `bytes`: the length is over the bound
-/// (an error), or bytes are missing.
+/// Marks the branch that calls it as unlikely. The outcomes other than a verified frame are
+/// built inline, behind this mark, rather than in functions of their own: a result built by a
+/// call lands in memory, and then the verified frame of the hot path did too (measured: the
+/// readers' loops at 1.2 to 1.5 times the hand-written loop, instead of 1.0 to 1.1).
 #[cold]
 #[inline(never)]
+fn unlikely() {}
+
+/// No complete frame within the bound is at the front of `bytes`: the length is over the bound
+/// (an error), or bytes are missing.
+#[inline(always)]
 fn incomplete(bytes: &[u8], header_len: usize, max: usize, offset: u64) -> Result<Decoded<'_>> {
+    unlikely();
     let present = bytes.len();
     let Some(prefix) = bytes.first_chunk::<LEN_PREFIX_SIZE>() else {
         return Ok(Decoded::Incomplete(Incomplete {
@@ -300,9 +315,9 @@ fn incomplete(bytes: &[u8], header_len: usize, max: usize, offset: u64) -> Resul
 }
 
 /// A whole frame failed verification: its content (a frame to step over), or its framing.
-#[cold]
-#[inline(never)]
+#[inline(always)]
 fn rejected<'a>(error: Error, len: usize) -> Result<Decoded<'a>> {
+    unlikely();
     if error.is_content_error() {
         Ok(Decoded::Rejected { len, error })
     } else {

