@@ -23,8 +23,9 @@ use flatstream::{
     StreamSerialize, StreamWriter, XxHash64,
 };
 use flatstream_bench::core_loops::{
-    flatstream_write, framed, limit_read, limit_read_copy, limit_read_xxh3, limit_write, numeric,
-    payloads, read_buf_reader, read_reader, read_slice, string16,
+    finished_builders, flatstream_write, framed, fresh_limit, fresh_writer, limit_read,
+    limit_read_copy, limit_read_xxh3, limit_write, numeric, payloads, read_buf_reader, read_reader,
+    read_slice, string16,
 };
 use flatstream_bench::paths::{Opaque, out_dir};
 use serde_json::json;
@@ -312,6 +313,18 @@ fn group<T: StreamSerialize>(name: &str, messages: &[T], rounds: usize) -> Vec<O
         }),
     };
     outcomes.push(run_pair(&group, write, written, repeat, rounds));
+
+    // The write half of FlatStream 0.2.x's cycle benchmark: a fresh writer each time, into a
+    // new `Vec`, so that constructing and dropping the writer counts.
+    let builders = RefCell::new(finished_builders(messages));
+    let fresh = Pair {
+        side: "write/fresh_writer",
+        baseline: "write/fresh_limit",
+        target: None,
+        run_side: Box::new(|| fresh_writer(&mut builders.borrow_mut()).len() as u64),
+        run_baseline: Box::new(|| fresh_limit(&builders.borrow()).len() as u64),
+    };
+    outcomes.push(run_pair(&group, fresh, written, repeat, rounds));
     assert_eq!(
         writer.borrow().get_ref(),
         &plain,

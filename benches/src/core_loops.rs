@@ -117,6 +117,42 @@ pub fn limit_write(out: &mut Vec<u8>, payloads: &[Vec<u8>]) {
     }
 }
 
+/// The finished builders of the write half of FlatStream 0.2.x's cycle benchmark: one per
+/// message, as a program that builds each message in expert mode has them.
+pub fn finished_builders<T: StreamSerialize>(messages: &[T]) -> Vec<FlatBufferBuilder<'static>> {
+    messages
+        .iter()
+        .map(|m| {
+            let mut b = FlatBufferBuilder::new();
+            m.serialize(&mut b).unwrap();
+            b
+        })
+        .collect()
+}
+
+/// `write/fresh_writer`: a new `StreamWriter` into a new `Vec`, every message through
+/// `write_finished` (0.2.x's cycle benchmark without the building, which both sides would share).
+#[inline(never)]
+pub fn fresh_writer(builders: &mut [FlatBufferBuilder<'static>]) -> Vec<u8> {
+    let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+    for b in builders {
+        writer.write_finished(b).unwrap();
+    }
+    writer.into_inner()
+}
+
+/// The limit of `fresh_writer`: a new `Vec`, header and payload appended for every message.
+#[inline(never)]
+pub fn fresh_limit(builders: &[FlatBufferBuilder<'static>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for b in builders {
+        let p = b.finished_data();
+        out.extend_from_slice(&(p.len() as u32).to_le_bytes());
+        out.extend_from_slice(p);
+    }
+    out
+}
+
 /// `write/flatstream`: the same payloads through `StreamWriter::write_payload`, in a function of
 /// its own as `limit_write` is.
 #[inline(never)]
