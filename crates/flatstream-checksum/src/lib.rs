@@ -1,6 +1,5 @@
 //! Checksum algorithms for flatstream frames: XXH3-64, CRC-32, CRC-16/XMODEM and CRC-32C, one
-//! cargo feature each, all off by default, so a build compiles only the algorithm it uses (and,
-//! with `std`, crc-fast: see [Features](#features)).
+//! cargo feature each, all off by default, so a build compiles only the algorithm it uses.
 //!
 //! A checksummed frame carries the checksum of its payload between the length prefix and the
 //! payload, little-endian, in as many bytes as the algorithm is wide:
@@ -46,18 +45,17 @@
 //! | `xxhash` | [`XxHash64`] (XXH3-64) | xxhash-rust | only in streams framed with it |
 //! | `crc32` | [`Crc32`] (CRC-32/ISO-HDLC) | crc32fast | only in streams framed with it |
 //! | `crc16` | [`Crc16`] (CRC-16/XMODEM) | crc | only in streams framed with it |
-//! | `crc32c` | [`Crc32c`] (CRC-32C) | crc | only in streams framed with it |
+//! | `crc32c` | [`Crc32c`] (CRC-32C) | flatstream-crc32c (crc) | only in streams framed with it |
 //! | `all` | all four | | no |
-//! | `std` | run-time CPU detection: for `Crc32`, and crc-fast's hardware path for `Crc32c` | crc-fast | no |
+//! | `std` | run-time CPU detection, for `Crc32` (if `crc32` is on) and `Crc32c` (crc-fast, if `crc32c` is on) | crc-fast with `crc32c` | no |
 //!
 //! No feature is on by default. The crate is `#![no_std]`, and so are its dependencies
 //! without `std`; [`ChecksumKind`], [`AnyChecksum`] and the re-exported [`Checksum`] and
-//! [`NoChecksum`] are always there. `Crc32c` uses table-driven code without `std` and
-//! crc-fast, which needs `std`, with it; both give the same values. Cargo cannot enable a
-//! dependency only when two features are both on, so `std` compiles crc-fast even without
-//! `crc32c`: compile time, but no code in a binary that does not use `Crc32c`. The
-//! `flatstream` facade has the same algorithm features (`all_checksums` for all) and turns
-//! `std` on with its own default `std`.
+//! [`NoChecksum`] are always there. `Crc32c` runs on slicing-by-16 tables without `std` and on
+//! crc-fast, which picks the CPU's CRC-32C and carry-less multiplication instructions at run
+//! time, with it; both give the same values. `std` only adds to the algorithms that are on: on
+//! its own it compiles nothing more. The `flatstream` facade has the same algorithm features
+//! (`all_checksums` for all) and turns `std` on with its own default `std`.
 //!
 //! # Choosing an algorithm
 #![doc = include_str!("algorithms.md")]
