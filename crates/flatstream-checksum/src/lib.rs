@@ -45,13 +45,16 @@
 //! | `xxhash` | [`XxHash64`] (XXH3-64) | xxhash-rust | only in streams framed with it |
 //! | `crc32` | [`Crc32`] (CRC-32/ISO-HDLC) | crc32fast | only in streams framed with it |
 //! | `crc16` | [`Crc16`] (CRC-16/XMODEM) | crc | only in streams framed with it |
-//! | `crc32c` | [`Crc32c`] (CRC-32C) | crc-fast (needs `std`) | only in streams framed with it |
+//! | `crc32c` | [`Crc32c`] (CRC-32C) | flatstream-crc32c (crc) | only in streams framed with it |
 //! | `all` | all four | | no |
-//! | `std` | run-time CPU detection for `Crc32` | | no |
+//! | `std` | run-time CPU detection, for `Crc32` (if `crc32` is on) and `Crc32c` (crc-fast, if `crc32c` is on) | crc-fast with `crc32c` | no |
 //!
-//! No feature is on by default. The crate is `#![no_std]` and, except for `crc32c`, so are
-//! its dependencies; [`ChecksumKind`], [`AnyChecksum`] and the re-exported [`Checksum`] and
-//! [`NoChecksum`] are always there. The `flatstream` facade has the same algorithm features
+//! No feature is on by default. The crate is `#![no_std]`, and so are its dependencies
+//! without `std`; [`ChecksumKind`], [`AnyChecksum`] and the re-exported [`Checksum`] and
+//! [`NoChecksum`] are always there. `Crc32c` runs on slicing-by-16 tables without `std` and on
+//! crc-fast, which picks the CPU's CRC-32C and carry-less multiplication instructions at run
+//! time, with it; both give the same values. `std` only adds to the algorithms that are on: on
+//! its own it compiles nothing more. The `flatstream` facade has the same algorithm features
 //! (`all_checksums` for all) and turns `std` on with its own default `std`.
 //!
 //! # Choosing an algorithm

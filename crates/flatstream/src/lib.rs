@@ -56,7 +56,7 @@
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], I/O errors | no |
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], I/O errors; run-time CPU detection for the CRC features that are on (crc-fast for `Crc32c`, which runs on tables without `std`) | no |
 //! | `xxhash` | no | [`XxHash64`](checksum) (XXH3-64, 8 bytes) | only in streams framed with it |
 //! | `crc32` | no | [`Crc32`](checksum) (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
 //! | `crc16` | no | [`Crc16`](checksum) (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
