@@ -4,7 +4,7 @@ use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
 use crate::frame::FrameSpan;
 use crate::framer::Deframer;
-use crate::read::{IntoControlFlow, MessageReader, Messages, Pass, deliver_frames, flow};
+use crate::read::{IntoControlFlow, Messages, Pass, deliver_frames, flow};
 use core::ops::ControlFlow;
 use std::io::{self, BufRead};
 use std::vec::Vec;
@@ -19,7 +19,7 @@ use std::vec::Vec;
 /// is no copy at all; over a `BufReader<File>` it is the copy the `BufReader` makes.
 ///
 /// Its methods are those of `StreamReader`, with the same errors and the same bound
-/// ([`with_max_frame_len`](Self::with_max_frame_len)); it implements [`MessageReader`], and
+/// ([`with_max_frame_len`](Self::with_max_frame_len)); it implements [`MessageReader`](crate::MessageReader), and
 /// frames are decoded by the crate's one [`Decoder`].
 ///
 /// Its name says what it reads from: a `BufRead`. It adds no buffering (std's `BufReader`
@@ -139,7 +139,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     }
 
     /// Calls `f` with each payload until the end of the stream; see
-    /// [`MessageReader::process_all`] for the contract.
+    /// [`MessageReader::process_all`](crate::MessageReader::process_all) for the contract.
     ///
     /// The frames already in the source's buffer are handed out in one pass, and consumed
     /// together. So if `f` panics and the panic is caught, a later call may hand out again
@@ -382,38 +382,7 @@ enum Batch {
     End,
 }
 
-impl<R: BufRead, D: Deframer> MessageReader for BufReadStreamReader<R, D> {
-    #[inline]
-    fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        BufReadStreamReader::read_message(self)
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        self.offset
-    }
-
-    #[inline]
-    fn process_all<F, C>(&mut self, f: F) -> Result<()>
-    where
-        F: FnMut(&[u8]) -> Result<C>,
-        C: IntoControlFlow,
-    {
-        BufReadStreamReader::process_all(self, f)
-    }
-
-    fn buffer(&self) -> &[u8] {
-        BufReadStreamReader::buffer(self)
-    }
-
-    fn capacity(&self) -> usize {
-        BufReadStreamReader::capacity(self)
-    }
-
-    fn shrink_to(&mut self, capacity: usize) {
-        BufReadStreamReader::shrink_to(self, capacity);
-    }
-}
+crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>);
 
 /// The former name of [`BufReadStreamReader`].
 #[deprecated(

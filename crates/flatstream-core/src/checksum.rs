@@ -39,27 +39,21 @@ pub trait Checksum {
     fn calculate(&self, payload: &[u8]) -> u64;
 }
 
-impl<C: Checksum + ?Sized> Checksum for &C {
-    #[inline]
-    fn size(&self) -> usize {
-        (**self).size()
-    }
-    #[inline]
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        (**self).calculate(payload)
-    }
+macro_rules! forward_checksum {
+    ($($ptr:ty),*) => {$(
+        impl<C: Checksum + ?Sized> Checksum for $ptr {
+            #[inline]
+            fn size(&self) -> usize {
+                (**self).size()
+            }
+            #[inline]
+            fn calculate(&self, payload: &[u8]) -> u64 {
+                (**self).calculate(payload)
+            }
+        }
+    )*};
 }
-
-impl<C: Checksum + ?Sized> Checksum for alloc::boxed::Box<C> {
-    #[inline]
-    fn size(&self) -> usize {
-        (**self).size()
-    }
-    #[inline]
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        (**self).calculate(payload)
-    }
-}
+forward_checksum!(&C, alloc::boxed::Box<C>);
 
 /// No checksum: a zero-width field. `ChecksumFramer<NoChecksum>` writes exactly the bytes of
 /// `DefaultFramer`.

@@ -328,18 +328,8 @@ fn rejected<'a>(error: Error, len: usize) -> Result<Decoded<'a>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::Checksum;
     use crate::framer::{ChecksumDeframer, DefaultDeframer};
-
-    struct Sum16;
-    impl Checksum for Sum16 {
-        fn size(&self) -> usize {
-            2
-        }
-        fn calculate(&self, payload: &[u8]) -> u64 {
-            payload.iter().map(|&b| u64::from(b)).sum()
-        }
-    }
+    use crate::testing::Sum16;
 
     /// Rejects payloads that start with 0xFF, for their content.
     struct NoFf;

@@ -180,17 +180,7 @@ fn mismatch(offset: u64, expected: u64, actual: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Sum16;
-    impl Checksum for Sum16 {
-        fn size(&self) -> usize {
-            2
-        }
-        fn calculate(&self, payload: &[u8]) -> u64 {
-            // Deliberately wider than 2 bytes, to check truncation on both sides.
-            0xFFFF_0000 | payload.iter().map(|&b| u64::from(b)).sum::<u64>()
-        }
-    }
+    use crate::testing::Sum16;
 
     #[test]
     fn default_framer_header_is_the_length_alone() {

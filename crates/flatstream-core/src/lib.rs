@@ -77,6 +77,8 @@ mod reader;
 mod recovery;
 mod salvage;
 mod serialize;
+#[cfg(test)]
+mod testing;
 #[cfg(feature = "std")]
 mod writer;
 

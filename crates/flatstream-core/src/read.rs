@@ -130,6 +130,45 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     }
 }
 
+/// Implements [`MessageReader`] for a reader of this crate whose inherent methods of the same
+/// names hold the code (they stay inherent, so that calling them needs no import).
+#[cfg(feature = "std")]
+macro_rules! message_reader_from_inherent {
+    ($reader:ident<$r:ident: $bound:path, $d:ident>) => {
+        impl<$r: $bound, $d: $crate::framer::Deframer> $crate::read::MessageReader
+            for $reader<$r, $d>
+        {
+            #[inline]
+            fn read_message(&mut self) -> $crate::error::Result<Option<&[u8]>> {
+                $reader::read_message(self)
+            }
+            #[inline]
+            fn position(&self) -> u64 {
+                $reader::position(self)
+            }
+            #[inline]
+            fn process_all<F, C>(&mut self, f: F) -> $crate::error::Result<()>
+            where
+                F: FnMut(&[u8]) -> $crate::error::Result<C>,
+                C: $crate::read::IntoControlFlow,
+            {
+                $reader::process_all(self, f)
+            }
+            fn buffer(&self) -> &[u8] {
+                $reader::buffer(self)
+            }
+            fn capacity(&self) -> usize {
+                $reader::capacity(self)
+            }
+            fn shrink_to(&mut self, capacity: usize) {
+                $reader::shrink_to(self, capacity);
+            }
+        }
+    };
+}
+#[cfg(feature = "std")]
+pub(crate) use message_reader_from_inherent;
+
 /// A lending iterator over a reader's payloads, returned by the readers' `messages()`.
 ///
 /// Each payload borrows the reader, so it must be dropped before the next call to `next`; copy

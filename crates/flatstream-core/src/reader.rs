@@ -5,7 +5,7 @@ use crate::decode::{Decoded, Decoder, Incomplete};
 use crate::error::{Error, Result};
 use crate::framer::Deframer;
 use crate::in_memory;
-use crate::read::{IntoControlFlow, MessageReader, Messages, Pass, deliver_frames};
+use crate::read::{IntoControlFlow, Messages, Pass, deliver_frames};
 use core::ops::Range;
 use std::io::{self, Read};
 use std::vec::Vec;
@@ -38,7 +38,7 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 ///   the closure may stop early by returning `ControlFlow::Break(())`.
 /// * [`messages`](Self::messages) is the same as a loop with `while let Some(p) = m.next()?`.
 ///
-/// It implements [`MessageReader`], the surface every reader shares. Frames are decoded by the
+/// It implements [`MessageReader`](crate::MessageReader), the surface every reader shares. Frames are decoded by the
 /// crate's one [`Decoder`]; the reader only moves bytes.
 ///
 /// # Memory
@@ -141,7 +141,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 
     /// Calls `f` with each payload until the end of the stream; see
-    /// [`MessageReader::process_all`] for the contract.
+    /// [`MessageReader::process_all`](crate::MessageReader::process_all) for the contract.
     ///
     /// The reader records its progress once per pass over the frames it holds, not per frame,
     /// so if `f` panics and the panic is caught, a later call may hand out again frames that
@@ -366,38 +366,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 }
 
-impl<R: Read, D: Deframer> MessageReader for StreamReader<R, D> {
-    #[inline]
-    fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        StreamReader::read_message(self)
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        self.offset
-    }
-
-    #[inline]
-    fn process_all<F, C>(&mut self, f: F) -> Result<()>
-    where
-        F: FnMut(&[u8]) -> Result<C>,
-        C: IntoControlFlow,
-    {
-        StreamReader::process_all(self, f)
-    }
-
-    fn buffer(&self) -> &[u8] {
-        StreamReader::buffer(self)
-    }
-
-    fn capacity(&self) -> usize {
-        StreamReader::capacity(self)
-    }
-
-    fn shrink_to(&mut self, capacity: usize) {
-        StreamReader::shrink_to(self, capacity);
-    }
-}
+crate::read::message_reader_from_inherent!(StreamReader<R: Read, D>);
 
 #[cfg(test)]
 mod tests {

@@ -301,20 +301,8 @@ mod io_helpers {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checksum::Checksum;
     use crate::framer::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
-
-    struct Sum32;
-    impl Checksum for Sum32 {
-        fn size(&self) -> usize {
-            4
-        }
-        fn calculate(&self, payload: &[u8]) -> u64 {
-            payload
-                .iter()
-                .fold(0x1234_5678u64, |a, &b| a.rotate_left(5) ^ u64::from(b))
-        }
-    }
+    use crate::testing::Sum32;
 
     fn framed(payloads: &[&[u8]]) -> alloc::vec::Vec<u8> {
         let mut out = alloc::vec::Vec::new();
