@@ -114,7 +114,7 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             it parses in place; `reader_copy` is `StreamReader` over the same bytes behind a \
             `Read` it does not recognize, which it copies through its buffer as from a file or \
             a socket (`limit_copy` is the least such a copy costs); `bufreader_*` rows are \
-            `BufStreamReader` over the same bytes taken as a `BufRead`.",
+            `BufReadStreamReader` over the same bytes taken as a `BufRead`.",
         baseline: "limit",
         parameter: "",
         layout: Layout::PerParameter,
