@@ -43,7 +43,9 @@
 //!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), with no
 //!   copy at all over `&[u8]` or a `Cursor`; [`BufReadStreamReader`], the same over a `BufRead`,
 //!   parsing in the source's own buffer (a `BufReader`'s, say); and [`Frames`] over a byte slice
-//!   such as a memory-mapped file.
+//!   such as a memory-mapped file. All implement [`MessageReader`], and all drive the one
+//!   sans-I/O [`decode::Decoder`], which a driver of your own can use too.
+//! - The wire layout: [`frame`] (header encoding, sizes, the default bound).
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
 //!   [`ChecksumDeframer`] with a [`Checksum`] from [`checksum`].
 //! - Adapters ([`adapters`]): bounds, observers, validation, typed reading, buffer reclamation.
@@ -64,9 +66,9 @@
 //! | `all_checksums` | no | all four | only in streams framed with them |
 //! | `unchecked` | no | [`UncheckedReaderExt`](adapters): typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
-//! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, header encoding and
-//! parsing, [`Frames`], and the errors. Embedded builds that want the least code can depend on
-//! `flatstream-core` alone.
+//! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, the wire layout, the
+//! decoder, [`Frames`], recovery and salvage over slices, the checksums, and the errors.
+//! Embedded builds that want the least code can depend on `flatstream-core` alone.
 
 #![no_std]
 #![forbid(unsafe_code)]
