@@ -16,6 +16,7 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
     for item in Salvage::new(data, &deframer, max) {
         match item {
             Salvaged::Frame { offset, payload } => {
+                let offset = usize::try_from(offset).unwrap();
                 assert_eq!(offset, pos);
                 // The frame re-reads, on its own, as exactly this payload.
                 let header = 4 + deframer.checksum_size();
@@ -28,6 +29,10 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
                 frames += 1;
             }
             Salvaged::Skipped { start, end } => {
+                let (start, end) = (
+                    usize::try_from(start).unwrap(),
+                    usize::try_from(end).unwrap(),
+                );
                 assert_eq!(start, pos);
                 assert!(end > start && end <= data.len());
                 assert!(!last_skipped, "two skipped ranges in a row");
@@ -51,9 +56,10 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
             None => break true,
             Some(Err(_)) => break false,
             Some(Ok(_)) => {
-                zero |= data[at + 4..it.position()].iter().all(|&b| b == 0);
+                let end = usize::try_from(it.position()).unwrap();
+                zero |= data[at + 4..end].iter().all(|&b| b == 0);
                 count += 1;
-                at = it.position();
+                at = end;
             }
         }
     };
