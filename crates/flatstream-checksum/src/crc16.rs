@@ -1,7 +1,6 @@
 //! CRC-16/XMODEM, through the `crc` crate.
 
 use crc::{CRC_16_XMODEM, Crc, Table};
-use flatstream_core::Checksum;
 
 /// The slicing-by-16 tables (16 × 256 entries, 8 KiB): the fastest strategy the `crc` crate
 /// offers for this algorithm. A `static`, so there is one copy however often it is used.
@@ -24,21 +23,4 @@ static XMODEM: Crc<u16, Table<16>> = Crc::<u16, Table<16>>::new(&CRC_16_XMODEM);
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Crc16;
 
-impl Crc16 {
-    /// Returns `Crc16`.
-    pub const fn new() -> Self {
-        Crc16
-    }
-}
-
-impl Checksum for Crc16 {
-    #[inline(always)]
-    fn size(&self) -> usize {
-        2
-    }
-
-    #[inline]
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        u64::from(XMODEM.checksum(payload))
-    }
-}
+algorithm!(Crc16, 2, #[inline], |payload| XMODEM.checksum(payload));

@@ -1,7 +1,5 @@
 //! CRC-32/ISO-HDLC, through crc32fast.
 
-use flatstream_core::Checksum;
-
 /// CRC-32/ISO-HDLC: the CRC-32 of zlib, gzip, PNG and Ethernet, in 4 bytes.
 ///
 /// Computed by crc32fast, which folds with carry-less multiplication (PCLMULQDQ on x86-64,
@@ -19,21 +17,4 @@ use flatstream_core::Checksum;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Crc32;
 
-impl Crc32 {
-    /// Returns `Crc32`.
-    pub const fn new() -> Self {
-        Crc32
-    }
-}
-
-impl Checksum for Crc32 {
-    #[inline(always)]
-    fn size(&self) -> usize {
-        4
-    }
-
-    #[inline]
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        u64::from(crc32fast::hash(payload))
-    }
-}
+algorithm!(Crc32, 4, #[inline], |payload| crc32fast::hash(payload));

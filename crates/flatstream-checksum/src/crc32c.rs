@@ -1,8 +1,6 @@
 //! CRC-32C (Castagnoli), through flatstream-crc32c: crc-fast with the `std` feature, the `crc`
 //! crate's slicing-by-16 tables without it.
 
-use flatstream_core::Checksum;
-
 /// CRC-32C (Castagnoli, also CRC-32/ISCSI): the CRC of iSCSI, SCTP, ext4, Kafka record
 /// batches, LevelDB/RocksDB logs and TFRecord, in 4 bytes.
 ///
@@ -30,24 +28,7 @@ use flatstream_core::Checksum;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Crc32c;
 
-impl Crc32c {
-    /// Returns `Crc32c`.
-    pub const fn new() -> Self {
-        Crc32c
-    }
-}
-
-impl Checksum for Crc32c {
-    #[inline(always)]
-    fn size(&self) -> usize {
-        4
-    }
-
-    #[inline]
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        u64::from(flatstream_crc32c::crc32c(payload))
-    }
-}
+algorithm!(Crc32c, 4, #[inline], |payload| flatstream_crc32c::crc32c(payload));
 
 #[cfg(test)]
 mod tests {

@@ -116,6 +116,33 @@
 #[cfg(test)]
 extern crate std;
 
+/// Implements `new` and [`Checksum`] for one of the algorithms: a unit struct, the width of its
+/// field, and the expression computing it over `payload` (any unsigned integer up to 64 bits).
+/// `$inline` is the `calculate` inlining, chosen per algorithm by measurement.
+#[allow(unused_macros)] // each algorithm is behind its own feature
+macro_rules! algorithm {
+    ($ty:ident, $size:literal, #[$inline:meta], |$payload:ident| $calculate:expr) => {
+        impl $ty {
+            #[doc = concat!("Returns `", stringify!($ty), "`.")]
+            pub const fn new() -> Self {
+                $ty
+            }
+        }
+
+        impl flatstream_core::Checksum for $ty {
+            #[inline(always)]
+            fn size(&self) -> usize {
+                $size
+            }
+
+            #[$inline]
+            fn calculate(&self, $payload: &[u8]) -> u64 {
+                u64::from($calculate)
+            }
+        }
+    };
+}
+
 #[cfg(feature = "crc16")]
 mod crc16;
 #[cfg(feature = "crc32")]
