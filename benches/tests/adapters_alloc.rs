@@ -8,9 +8,9 @@ use flatstream::{
     SizeValidator, StreamReader, StreamSerialize, StreamWriter, StructuralValidator,
     TypedReaderExt, TypedValidator,
 };
-use flatstream_bench::alloc::{CountingAlloc, measure_exact};
-use flatstream_bench::paths::Opaque;
-use flatstream_bench::telemetry::{Reading, Telemetry};
+use flatstream_test_support::Opaque;
+use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
+use flatstream_test_support::telemetry::{Reading, Telemetry};
 use std::cell::Cell;
 use std::io::{self, Cursor};
 

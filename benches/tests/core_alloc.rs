@@ -5,9 +5,9 @@ use flatbuffers::FlatBufferBuilder;
 use flatstream::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
 };
-use flatstream_bench::alloc::{CountingAlloc, measure_exact};
-use flatstream_bench::paths::Opaque;
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::Opaque;
+use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
+use flatstream_test_support::telemetry::Reading;
 use std::io::{self, BufReader, Cursor};
 
 #[global_allocator]
@@ -66,7 +66,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
         let mut sum = 0u64;
         reader
             .process_all(|p| {
-                let t = flatstream_bench::telemetry::root_as_telemetry(p)?;
+                let t = flatstream_test_support::telemetry::root_as_telemetry(p)?;
                 sum = sum.wrapping_add(t.device_id());
                 n += 1;
                 Ok(())
