@@ -1,5 +1,6 @@
 //! Recovery and salvage through the public API, with local checksums (the real algorithms live
-//! in `flatstream-checksum`; the framing-by-framing sweeps are in `benches/tests/robustness*`).
+//! in `flatstream-checksum`; the sweeps over every framing are in
+//! `crates/flatstream/tests/robustness*`).
 
 use flatstream_core::{
     Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, Error, Framer, Recover, Salvage,
