@@ -2,6 +2,8 @@
 //!
 //! | module | what |
 //! |---|---|
+//! | [`contract`] | the one reader contract, generic over a [`contract::Driver`] |
+//! | [`drivers`] | a driver of the contract for each reader of the core and kind of source |
 //! | [`faults`] | a `Read` source and a `Write` sink that misbehave on purpose |
 //! | [`checksums`] | toy checksums for the checksummed paths |
 //! | [`alloc`] | a counting global allocator (the crate's one module with `unsafe`) |
@@ -16,6 +18,8 @@
 
 pub mod alloc;
 pub mod checksums;
+pub mod contract;
+pub mod drivers;
 pub mod faults;
 pub mod telemetry;
 
