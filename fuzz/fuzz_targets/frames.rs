@@ -1,6 +1,7 @@
 //! The slice iterator over arbitrary bytes, with and without a checksum: payloads are borrowed
-//! in order, the iterator ends at the end of the input or after one framing error, and with a
-//! checksum every payload it yields verifies.
+//! in order, the iterator ends at the end of the input or after one framing error, with a
+//! checksum every payload it yields verifies, and its position is the bytes of the frames it
+//! yielded.
 #![no_main]
 
 use flatstream_core::{DefaultDeframer, Frames};
@@ -30,9 +31,26 @@ fuzz_target!(|input: &[u8]| {
             );
         }
     }
-    // The remainder after the last frame is what the iterator did not consume.
+    // The position is the bytes of the frames yielded so far, header and payload; a framing
+    // error is at that position, and the remainder starts with the frame that failed.
     let mut it = Frames::new(data, DefaultDeframer).with_max_frame_len(max);
-    let n = it.by_ref().take_while(Result::is_ok).count();
+    let (mut n, mut framed) = (0, 0u64);
+    loop {
+        match it.next() {
+            Some(Ok(p)) => {
+                n += 1;
+                framed += 4 + p.len() as u64;
+                assert_eq!(it.position(), framed);
+            }
+            Some(Err(e)) => {
+                assert_eq!(e.offset(), framed);
+                break;
+            }
+            None => break,
+        }
+    }
+    assert_eq!(it.position(), framed);
+    assert_eq!(it.remainder(), &data[framed as usize..]);
     assert_eq!(
         n,
         plain
@@ -40,5 +58,4 @@ fuzz_target!(|input: &[u8]| {
             .filter(|i| matches!(i, Item::Payload(_)))
             .count()
     );
-    assert_eq!(it.remainder().len(), data.len() - it.position());
 });

@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use std::cell::Cell;
 
 fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
-    let mut pos = 0;
+    let mut pos = 0u64;
     let mut last_skipped = false;
     let mut skipped_any = false;
     let mut frames = 0;
@@ -19,8 +19,9 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
                 assert_eq!(offset, pos);
                 // The frame re-reads, on its own, as exactly this payload.
                 let header = 4 + deframer.checksum_size();
-                let end = offset + header + payload.len();
-                let mut one = Frames::new(&data[offset..end], &deframer).with_max_frame_len(max);
+                let end = offset + (header + payload.len()) as u64;
+                let frame = &data[offset as usize..end as usize];
+                let mut one = Frames::new(frame, &deframer).with_max_frame_len(max);
                 assert_eq!(one.next().unwrap().unwrap(), payload);
                 assert!(one.next().is_none());
                 pos = end;
@@ -29,7 +30,7 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
             }
             Salvaged::Skipped { start, end } => {
                 assert_eq!(start, pos);
-                assert!(end > start && end <= data.len());
+                assert!(end > start && end <= data.len() as u64);
                 assert!(!last_skipped, "two skipped ranges in a row");
                 pos = end;
                 last_skipped = true;
@@ -38,7 +39,7 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
             _ => unreachable!("no validating deframer here"),
         }
     }
-    assert_eq!(pos, data.len());
+    assert_eq!(pos, data.len() as u64);
     // A stream that reads cleanly and has no all-zero frame is salvaged whole, frame for frame,
     // with nothing skipped. (Salvage skips all-zero frames, and after a skip, without a
     // checksum, it may pick up anything: the first crash this target found was that.)
@@ -51,9 +52,10 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
             None => break true,
             Some(Err(_)) => break false,
             Some(Ok(_)) => {
-                zero |= data[at + 4..it.position()].iter().all(|&b| b == 0);
+                let end = it.position() as usize;
+                zero |= data[at + 4..end].iter().all(|&b| b == 0);
                 count += 1;
-                at = it.position();
+                at = end;
             }
         }
     };

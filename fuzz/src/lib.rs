@@ -6,8 +6,8 @@
 
 use flatstream_checksum::{AnyChecksum, ChecksumKind};
 use flatstream_core::{
-    BufReadStreamReader, Checksum, ChecksumDeframer, ChecksumFramer, Deframer, Error, Framer, Frames,
-    StreamReader,
+    BufReadStreamReader, Checksum, ChecksumDeframer, ChecksumFramer, Deframer, Error, Framer,
+    Frames, StreamReader,
 };
 use std::cell::Cell;
 use std::io::{self, BufRead, BufReader, Read, Write};
@@ -202,8 +202,8 @@ pub fn read_slice<'a, D: Deframer>(data: &'a [u8], deframer: D, max: usize) -> V
     }
     assert!(it.next().is_none(), "fused");
     match items.last() {
-        Some(Item::Error(_)) => assert!(it.position() < data.len()),
-        _ => assert_eq!(it.position(), data.len()),
+        Some(Item::Error(_)) => assert!(it.position() < data.len() as u64),
+        _ => assert_eq!(it.position(), data.len() as u64),
     }
     items
 }
