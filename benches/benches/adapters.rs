@@ -15,7 +15,7 @@ use flatstream::{
     ReclaimExt, ShrinkAfter, SizeValidator, StreamReader, StreamSerialize, StreamWriter,
     StructuralValidator, TypedReaderExt, TypedValidator, UncheckedReaderExt, Validator,
 };
-use flatstream_bench::telemetry::{Reading, Telemetry};
+use flatstream_test_support::telemetry::{Reading, Telemetry};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::io::{self, BufWriter, Cursor};

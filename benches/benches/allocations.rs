@@ -14,7 +14,6 @@ use flatstream::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader,
     StreamWriter,
 };
-use flatstream_bench::alloc::{AllocStats, CountingAlloc, measure};
 use flatstream_bench::checksums::{ChecksumVisitor, for_each_checksum};
 use flatstream_bench::cycle::{
     BincodeCycle, CodecCycle, Cycle, FlatstreamCycle, FlatstreamSliceCycle, JsonCycle, ProstCycle,
@@ -24,7 +23,8 @@ use flatstream_bench::paths::{
     Sink, buf_read_all, frames_all, out_dir, payload, read_all, read_file, scratch_file,
     scratch_with, telemetry_stream, write_file,
 };
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::alloc::{AllocStats, CountingAlloc, measure};
+use flatstream_test_support::telemetry::Reading;
 use serde_json::json;
 use std::hint::black_box;
 use std::io::Cursor;

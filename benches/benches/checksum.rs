@@ -12,7 +12,7 @@
 //!   Each payload's last byte is touched, nothing more: this is the framing cost alone, so the
 //!   checksum's share is as large as it can be.
 //! - `checksum/read_telemetry/<alg>/slice` and `/reader_slice`: the same 100 frames holding
-//!   `Reading` FlatBuffers (`flatstream_bench::telemetry`), each verified and decoded with
+//!   `Reading` FlatBuffers (`flatstream_test_support::telemetry`), each verified and decoded with
 //!   `flatbuffers::root::<Telemetry>` and its value summed: what a telemetry reader does.
 //! - `checksum/read_24B/any_<alg>/…` and `checksum/read_telemetry/any_<alg>/…`: the same reads
 //!   with the algorithm chosen at run time (`AnyChecksum`), for `xxhash64` and `crc32`.
@@ -33,7 +33,7 @@ use flatstream::{
     Frames, NoChecksum, StreamReader, StreamWriter, XxHash64,
 };
 use flatstream_bench::pseudo_random_bytes;
-use flatstream_bench::telemetry::{Reading, Telemetry};
+use flatstream_test_support::telemetry::{Reading, Telemetry};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -38,7 +38,7 @@ use flatstream_bench::core_loops::{
     Numeric, flatstream_write, framed, limit_read, limit_read_copy, limit_read_xxh3, limit_write,
     numeric, payloads, read_buf_reader, read_reader, read_slice, string16,
 };
-use flatstream_bench::paths::Opaque;
+use flatstream_test_support::Opaque;
 use std::fs::File;
 use std::hint::black_box;
 use std::io::{BufWriter, Cursor, IoSlice, Seek, SeekFrom, Write};

@@ -27,7 +27,8 @@ use flatstream_bench::core_loops::{
     limit_read_copy, limit_read_xxh3, limit_write, numeric, payloads, read_buf_reader, read_reader,
     read_slice, string16,
 };
-use flatstream_bench::paths::{Opaque, out_dir};
+use flatstream_bench::paths::out_dir;
+use flatstream_test_support::Opaque;
 use serde_json::json;
 use std::cell::RefCell;
 use std::hint::black_box;

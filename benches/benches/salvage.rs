@@ -24,7 +24,7 @@ use flatstream::{
     StreamWriter, XxHash64,
 };
 use flatstream_bench::pseudo_random_bytes;
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::telemetry::Reading;
 use std::hint::black_box;
 
 fn telemetry<F: Framer>(framer: F, bytes: usize) -> Vec<u8> {

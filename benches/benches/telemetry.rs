@@ -14,7 +14,7 @@ use flatstream_bench::cycle::{
     BincodeCycle, CodecCycle, Cycle, FlatstreamCycle, FlatstreamSliceCycle, JsonCycle, ProstCycle,
     Totals, readings,
 };
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::telemetry::Reading;
 use std::hint::black_box;
 
 /// The batch sizes: a burst, and a long stream.

@@ -12,10 +12,10 @@
 //! The state each side keeps between cycles (buffers, builders, codecs) is created once, as a
 //! long-running producer and consumer would, so a cycle measures steady state.
 
-use crate::telemetry::{Reading, Telemetry};
 use bytes::{Bytes, BytesMut};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{Deframer, Framer, StreamReader, StreamWriter};
+use flatstream_test_support::telemetry::{Reading, Telemetry};
 use serde::{Deserialize, Serialize};
 use std::io::Cursor;
 use tokio_util::codec::{Decoder, Encoder, LengthDelimitedCodec};

@@ -1,15 +1,12 @@
-//! Fixtures shared by flatstream's benchmarks and allocation tests: the committed
-//! flatc-generated telemetry schema, message generators, the workloads of each suite (so the
-//! timing and allocation suites run the same code), and a counting allocator.
+//! Fixtures of flatstream's benchmarks: message generators and the workloads of each suite (so
+//! the timing and allocation suites run the same code). The telemetry schema, the counting
+//! allocator and `Opaque` come from `flatstream-test-support`, which the tests share.
 
-pub mod alloc;
 pub mod checksums;
 pub mod core_loops;
 pub mod cycle;
-pub mod faults;
 pub mod mmap;
 pub mod paths;
-pub mod telemetry;
 
 /// `len` pseudo-random bytes (xorshift64, fixed seed): the same bytes on every run.
 pub fn pseudo_random_bytes(len: usize) -> Vec<u8> {

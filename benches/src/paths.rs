@@ -1,8 +1,8 @@
 //! Workloads of the read-path, size-sweep and file I/O suites, shared with the allocation
 //! suite so both measure the same code.
 
-use crate::telemetry::Reading;
 use flatstream::{BufReadStreamReader, Deframer, Framer, Frames, StreamReader, StreamWriter};
+use flatstream_test_support::telemetry::Reading;
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,19 +26,6 @@ impl Seen {
         self.frames += 1;
         self.bytes += payload.len() as u64;
         self.first_bytes += u64::from(payload.first().copied().unwrap_or(0));
-    }
-}
-
-/// Bytes in memory behind a `Read` that `StreamReader` does not recognize as in memory (it
-/// parses `&[u8]` and `Cursor`s in place), so that it copies them through its own buffer, as it
-/// does from a file or a socket.
-#[derive(Debug, Clone)]
-pub struct Opaque<R>(pub R);
-
-impl<R: Read> Read for Opaque<R> {
-    #[inline]
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf)
     }
 }
 

@@ -48,7 +48,7 @@ column.
 * **flatstream sides.** `flatstream-<checksum>` writes with `StreamWriter::write` and reads with a \
 long-lived `StreamReader` whose source is handed the written bytes (as a socket consumer would); \
 `flatstream-frames-none` reads the written `Vec` with the zero-copy `Frames` iterator instead.
-* **Allocations** are counted by `flatstream_bench::alloc::CountingAlloc`, installed as the \
+* **Allocations** are counted by `flatstream_test_support::alloc::CountingAlloc`, installed as the \
 global allocator of `benches/benches/allocations.rs`: each path runs three times to reach its \
 steady state, then once counting; the count is divided by the messages (frames) of that run. \
 Paths that create their reader or writer per iteration (`read_path/reader-slice-new`, \

@@ -4,17 +4,8 @@
 use flatbuffers::FlatBufferBuilder;
 use flatstream_adapters::{NoReclaim, ReclaimExt, ShrinkAbove, ShrinkAfter};
 use flatstream_core::{DefaultDeframer, DefaultFramer, MessageReader, StreamReader, StreamWriter};
-use std::io::{self, Read};
-
-/// Bytes behind a `Read` that the reader does not recognize as in memory, so that it copies
-/// them through its own buffer, the buffer these policies reclaim.
-struct Opaque<'a>(&'a [u8]);
-
-impl Read for Opaque<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.0.read(buf)
-    }
-}
+// `Opaque`: bytes the reader copies through its own buffer, the buffer these policies reclaim.
+use flatstream_test_support::Opaque;
 
 /// The capacity of a builder's buffer. The builder does not expose it, so take the buffer out
 /// and put it back, zeroed as a fresh builder's is.
@@ -96,7 +87,7 @@ fn reader_buffer_returns_to_the_baseline_after_a_burst() {
     }
     let bytes = w.into_inner();
 
-    let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes), DefaultDeframer)
+    let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
         .reclaim(ShrinkAfter::new(BASELINE, 10));
     let mut capacities = vec![];
     let mut read = vec![];
@@ -127,7 +118,7 @@ fn shrink_above_returns_memory_right_after_an_outsized_message() {
         w.write(&m).unwrap();
     }
     let bytes = w.into_inner();
-    let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes), DefaultDeframer)
+    let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
         .reclaim(ShrinkAbove::new(BASELINE, 32 * 1024));
     let mut read = vec![];
     r.process_all(|p| {

@@ -7,25 +7,11 @@ use flatstream_adapters::{
     Validator,
 };
 use flatstream_core::{
-    Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
-    Framer, Result, StreamReader, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Framer,
+    Result, StreamReader, StreamWriter,
 };
+use flatstream_test_support::checksums::ByteSum;
 use std::cell::RefCell;
-
-/// A 2-byte checksum, enough to tell a corrupted payload from an intact one.
-#[derive(Debug, Clone, Copy, Default)]
-struct ByteSum;
-
-impl Checksum for ByteSum {
-    fn size(&self) -> usize {
-        2
-    }
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        payload.iter().fold(7u64, |acc, &b| {
-            acc.wrapping_mul(31).wrapping_add(u64::from(b))
-        })
-    }
-}
 
 fn write_all<F: Framer>(framer: F, payloads: &[&[u8]]) -> (Vec<u8>, Vec<Result<()>>) {
     let mut w = StreamWriter::new(Vec::new(), framer);

@@ -1,60 +1,21 @@
-//! Recovery and salvage through the public API, with local checksums (the real algorithms live
-//! in `flatstream-checksum`; the framing-by-framing sweeps are in `benches/tests/robustness*`).
+//! Recovery and salvage through the public API, with toy checksums (the real algorithms live
+//! in `flatstream-checksum`; the sweeps over every framing are in
+//! `crates/flatstream/tests/robustness*`).
 
 use flatstream_core::{
-    Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, Error, Framer, Recover, Salvage,
-    Salvaged, StreamEnd, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, Error, Recover, Salvage, Salvaged, StreamEnd,
 };
+use flatstream_test_support::checksums::{ByteSum, Counted, Xmodem};
+use flatstream_test_support::stream_with;
 use std::cell::Cell;
 use std::io::{self, Read};
-
-/// CRC-16/XMODEM, bit by bit, counting the bytes it hashes. Like the real one, its value over
-/// any run of zero bytes is 0.
-#[derive(Clone, Copy)]
-struct Xmodem<'c>(&'c Cell<u64>);
-
-impl Checksum for Xmodem<'_> {
-    fn size(&self) -> usize {
-        2
-    }
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        self.0.set(self.0.get() + payload.len() as u64);
-        let mut crc = 0u16;
-        for &b in payload {
-            crc ^= u16::from(b) << 8;
-            for _ in 0..8 {
-                crc = if crc & 0x8000 != 0 {
-                    (crc << 1) ^ 0x1021
-                } else {
-                    crc << 1
-                };
-            }
-        }
-        u64::from(crc)
-    }
-}
-
-#[test]
-fn the_local_crc_is_xmodem() {
-    let n = Cell::new(0);
-    assert_eq!(Xmodem(&n).calculate(b"123456789"), 0x31C3);
-    assert_eq!(Xmodem(&n).calculate(&[0; 100]), 0);
-}
-
-fn framed(framer: impl Framer, payloads: &[&[u8]]) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), framer);
-    for p in payloads {
-        w.write_payload(p).unwrap();
-    }
-    w.into_inner()
-}
 
 #[test]
 fn salvage_skips_a_zero_filled_hole_that_recovery_reads_as_empty_frames() {
     let n = Cell::new(0);
-    let sum = Xmodem(&n);
-    let before = framed(ChecksumFramer::new(sum), &[b"alpha", b"beta"]);
-    let after = framed(ChecksumFramer::new(sum), &[b"gamma", b"delta"]);
+    let sum = Counted::new(Xmodem, &n);
+    let before = stream_with(ChecksumFramer::new(sum), &[&b"alpha"[..], b"beta"]);
+    let after = stream_with(ChecksumFramer::new(sum), &[&b"gamma"[..], b"delta"]);
     let mut bytes = before.clone();
     bytes.extend_from_slice(&[0; 4001]);
     bytes.extend_from_slice(&after);
@@ -85,31 +46,15 @@ fn salvage_skips_a_zero_filled_hole_that_recovery_reads_as_empty_frames() {
     assert!(matches!(r.end, StreamEnd::Corrupt(_)), "{:?}", r.end);
 }
 
-/// A cheap 2-byte checksum (a weighted byte sum), counting the bytes it hashes.
-#[derive(Clone, Copy)]
-struct Cheap<'c>(&'c Cell<u64>);
-
-impl Checksum for Cheap<'_> {
-    fn size(&self) -> usize {
-        2
-    }
-    fn calculate(&self, payload: &[u8]) -> u64 {
-        self.0.set(self.0.get() + payload.len() as u64);
-        payload
-            .iter()
-            .fold(7u64, |a, &b| a.wrapping_mul(31).wrapping_add(u64::from(b)))
-    }
-}
-
 #[test]
 fn salvage_work_stays_within_the_documented_bound_on_hostile_garbage() {
     // At every fourth offset the length field reads 4080, within the bound of 4096: each such
     // offset costs a checksum over 4080 bytes, the worst a bound of 4096 allows.
     let garbage = [0xF0, 0x0F, 0, 0].repeat(4 * 1024);
     let n = Cell::new(0);
-    let sum = Cheap(&n);
+    let sum = Counted::new(ByteSum, &n);
     let mut bytes = garbage.clone();
-    bytes.extend_from_slice(&framed(ChecksumFramer::new(sum), &[b"survivor"]));
+    bytes.extend_from_slice(&stream_with(ChecksumFramer::new(sum), &[&b"survivor"[..]]));
     n.set(0);
     let kept: Vec<_> = Salvage::new(&bytes, ChecksumDeframer::new(sum), 4096)
         .filter_map(|i| match i {
@@ -146,8 +91,8 @@ impl Read for Trickle<'_> {
 #[test]
 fn scanning_a_trickling_source_equals_scanning_the_slice() {
     let n = Cell::new(0);
-    let sum = Xmodem(&n);
-    let mut bytes = framed(ChecksumFramer::new(sum), &[b"one", b"two", b"three"]);
+    let sum = Counted::new(Xmodem, &n);
+    let mut bytes = stream_with(ChecksumFramer::new(sum), &[&b"one"[..], b"two", b"three"]);
     bytes.truncate(bytes.len() - 2);
     let recover = Recover::new(ChecksumDeframer::new(sum));
     let a = recover.scan(&bytes);
@@ -186,7 +131,10 @@ fn scan_reader_reports_io_errors() {
 
 #[test]
 fn without_a_checksum_a_corrupt_length_pointing_past_the_end_is_a_torn_tail() {
-    let mut bytes = framed(flatstream_core::DefaultFramer, &[b"one", b"two", b"three"]);
+    let mut bytes = stream_with(
+        flatstream_core::DefaultFramer,
+        &[&b"one"[..], b"two", b"three"],
+    );
     bytes[7] = 0x40; // the second frame's length: 3 becomes 0x40 = 64, past the end
     let r = Recover::new(DefaultDeframer).scan(&bytes);
     assert_eq!((r.frames, r.valid_len), (1, 7));

@@ -8,8 +8,8 @@ use flatstream::{
     AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, DefaultDeframer, DefaultFramer,
     Deframer, Framer, Frames, Recover, Salvage, Salvaged, StreamEnd, StreamReader, StreamWriter,
 };
-use flatstream_bench::alloc::{CountingAlloc, measure_exact};
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
+use flatstream_test_support::telemetry::Reading;
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;

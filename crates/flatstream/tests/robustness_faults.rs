@@ -1,13 +1,16 @@
-//! The reader and writer against misbehaving I/O (`flatstream_bench::faults`): sources that
+//! The reader and writer against misbehaving I/O (`flatstream_test_support::faults`): sources that
 //! deliver one byte at a time, `Interrupted`, `WouldBlock` and errors mid-header and
 //! mid-payload; sinks with short writes, `Interrupted`, errors mid-frame and a full disk.
 
+// The algorithms through the checksum crate: the dev-dependency compiles them all, whatever
+// features `flatstream` itself is built with.
+use flatstream::checksum::{Crc16, XxHash64};
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, Crc16, DefaultDeframer, DefaultFramer, Deframer, Error,
-    Framer, Frames, Recover, StreamEnd, StreamReader, StreamWriter, WriteStrategy, XxHash64,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Framer,
+    Frames, Recover, StreamEnd, StreamReader, StreamWriter, WriteStrategy,
 };
-use flatstream_bench::faults::{FaultySink, FaultySource};
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::faults::{FaultySink, FaultySource};
+use flatstream_test_support::telemetry::Reading;
 use std::io::ErrorKind;
 
 /// Telemetry readings and raw payloads of awkward sizes; with `large`, one of 5000 bytes too,

@@ -3,14 +3,16 @@
 //! memory returned to the baseline after a burst.
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{
-    DefaultDeframer, DefaultFramer, DeframerExt, FramerExt, ReclaimExt, ShrinkAbove, ShrinkAfter,
-    SizeValidator, StreamReader, StreamSerialize, StreamWriter, StructuralValidator,
-    TypedReaderExt, TypedValidator,
+use flatstream_adapters::{
+    DeframerExt, FramerExt, ReclaimExt, ShrinkAbove, ShrinkAfter, SizeValidator,
+    StructuralValidator, TypedReaderExt, TypedValidator,
 };
-use flatstream_bench::alloc::{CountingAlloc, measure_exact};
-use flatstream_bench::paths::Opaque;
-use flatstream_bench::telemetry::{Reading, Telemetry};
+use flatstream_core::{
+    DefaultDeframer, DefaultFramer, StreamReader, StreamSerialize, StreamWriter,
+};
+use flatstream_test_support::Opaque;
+use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
+use flatstream_test_support::telemetry::{Reading, Telemetry};
 use std::cell::Cell;
 use std::io::{self, Cursor};
 
@@ -19,7 +21,7 @@ static ALLOC: CountingAlloc = CountingAlloc;
 
 struct TelemetryRoot;
 
-impl flatstream::StreamDeserialize for TelemetryRoot {
+impl flatstream_adapters::StreamDeserialize for TelemetryRoot {
     type Root<'buf> = Telemetry<'buf>;
 }
 
@@ -38,7 +40,7 @@ impl StreamSerialize for Blob {
     fn serialize<A: flatbuffers::Allocator + 'static>(
         &self,
         builder: &mut FlatBufferBuilder<'_, A>,
-    ) -> flatstream::Result<()> {
+    ) -> flatstream_core::Result<()> {
         let s = builder.create_string(&"b".repeat(self.0));
         builder.finish(s, None);
         Ok(())

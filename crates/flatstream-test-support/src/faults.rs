@@ -8,13 +8,15 @@
 //!   chosen length ("disk full").
 //!
 //! A read or write never crosses a pending fault's offset, so a fault fires exactly at the byte
-//! the test named. Both are deterministic: the same settings give the same calls.
+//! the test named. Both are deterministic: the same settings give the same calls. The settings
+//! are a [`Faults`] value of their own, so that a driver of another kind of source (an async
+//! one, say) can be handed the same plan.
 //!
 //! ```
-//! use flatstream_bench::faults::FaultySource;
+//! use flatstream_test_support::faults::FaultySource;
 //! use std::io::{ErrorKind, Read};
 //!
-//! let mut source = FaultySource::new(b"abcdef".to_vec()).chunk(2).fail_at(3, ErrorKind::ConnectionReset);
+//! let mut source = FaultySource::new(b"abcdef").chunk(2).fail_at(3, ErrorKind::ConnectionReset);
 //! let mut buf = [0; 8];
 //! assert_eq!(source.read(&mut buf).unwrap(), 2);
 //! assert_eq!(source.read(&mut buf).unwrap(), 1); // stops short of the fault at offset 3
@@ -24,29 +26,63 @@
 
 use std::io::{self, ErrorKind, Read, Write};
 
-/// Faults shared by source and sink: periodic errors and one-shot errors at offsets.
-#[derive(Debug, Clone, Default)]
-struct Plan {
+/// What a faulty source or sink does: how many bytes a call moves at most, periodic errors,
+/// and one-shot errors at byte offsets.
+#[derive(Debug, Clone)]
+pub struct Faults {
     chunk: usize,
     /// `(n, kind)`: every `n`-th call fails with `kind`.
     every: Vec<(usize, ErrorKind)>,
     /// One-shot errors at byte offsets, not yet fired, in no particular order.
     at: Vec<(u64, ErrorKind)>,
     calls: usize,
-    /// Calls that returned an error of each periodic rule, for [`FaultySource::faults`].
+    /// Calls that returned an error.
     fired: usize,
 }
 
-impl Plan {
-    fn new() -> Self {
-        Plan {
+impl Default for Faults {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Faults {
+    /// No fault, and calls as large as the caller's buffer.
+    pub fn new() -> Self {
+        Faults {
             chunk: usize::MAX,
-            ..Plan::default()
+            every: Vec::new(),
+            at: Vec::new(),
+            calls: 0,
+            fired: 0,
         }
     }
 
+    /// Moves at most `n` bytes per call (at least 1).
+    pub fn chunk(mut self, n: usize) -> Self {
+        self.chunk = n.max(1);
+        self
+    }
+
+    /// Fails every `n`-th call (counting all calls, from 1) with `kind`.
+    pub fn every(mut self, n: usize, kind: ErrorKind) -> Self {
+        self.every.push((n.max(1), kind));
+        self
+    }
+
+    /// Fails once with `kind` when the next byte to move is at `offset`.
+    pub fn fail_at(mut self, offset: u64, kind: ErrorKind) -> Self {
+        self.at.push((offset, kind));
+        self
+    }
+
+    /// The most bytes one call moves.
+    pub fn max_chunk(&self) -> usize {
+        self.chunk
+    }
+
     /// Decides the next call at stream position `pos`: an error, or how many bytes at most.
-    fn next(&mut self, pos: u64) -> Result<usize, ErrorKind> {
+    pub fn next_call(&mut self, pos: u64) -> Result<usize, ErrorKind> {
         self.calls += 1;
         for &(n, kind) in &self.every {
             if self.calls % n == 0 {
@@ -68,144 +104,144 @@ impl Plan {
             .map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
         Ok(self.chunk.min(until))
     }
-}
-
-/// A `Read` source over a byte vector that delivers it in small pieces and fails on purpose.
-/// See the [module docs](self).
-#[derive(Debug, Clone)]
-pub struct FaultySource {
-    data: Vec<u8>,
-    pos: usize,
-    plan: Plan,
-}
-
-impl FaultySource {
-    /// A source of `data`, with no fault yet.
-    pub fn new(data: Vec<u8>) -> Self {
-        FaultySource {
-            data,
-            pos: 0,
-            plan: Plan::new(),
-        }
-    }
-
-    /// Delivers at most `n` bytes per read (at least 1).
-    pub fn chunk(mut self, n: usize) -> Self {
-        self.plan.chunk = n.max(1);
-        self
-    }
-
-    /// Fails every `n`-th read (counting all reads, from 1) with `kind`.
-    pub fn every(mut self, n: usize, kind: ErrorKind) -> Self {
-        self.plan.every.push((n.max(1), kind));
-        self
-    }
-
-    /// Fails once with `kind` when the next byte to deliver is at `offset`.
-    pub fn fail_at(mut self, offset: u64, kind: ErrorKind) -> Self {
-        self.plan.at.push((offset, kind));
-        self
-    }
-
-    /// Bytes delivered so far.
-    pub fn position(&self) -> u64 {
-        self.pos as u64
-    }
 
     /// Errors returned so far.
+    pub fn fired(&self) -> usize {
+        self.fired
+    }
+}
+
+/// A source or a sink that follows a plan of [`Faults`]: a [`FaultySource`] or a
+/// [`FaultySink`]. The plan's settings are set on either the same way.
+#[derive(Debug, Clone)]
+pub struct Faulty<S> {
+    inner: S,
+    plan: Faults,
+}
+
+/// A `Read` source over bytes (a `Vec<u8>`, a `&[u8]`, ...) that delivers them in small
+/// pieces and fails on purpose. See the [module docs](self).
+pub type FaultySource<B = Vec<u8>> = Faulty<Source<B>>;
+
+/// A `Write` sink that accepts short pieces and fails on purpose. See the [module docs](self).
+pub type FaultySink = Faulty<Sink>;
+
+/// What a [`FaultySource`] has to deliver, and how far it got.
+#[derive(Debug, Clone)]
+pub struct Source<B> {
+    data: B,
+    pos: usize,
+}
+
+/// What a [`FaultySink`] holds, and how much it can.
+#[derive(Debug, Clone, Default)]
+pub struct Sink {
+    data: Vec<u8>,
+    full_at: Option<usize>,
+}
+
+impl<S> Faulty<S> {
+    /// Moves at most `n` bytes per call (at least 1).
+    pub fn chunk(mut self, n: usize) -> Self {
+        self.plan = self.plan.chunk(n);
+        self
+    }
+
+    /// Fails every `n`-th call (counting all calls, from 1) with `kind`.
+    pub fn every(mut self, n: usize, kind: ErrorKind) -> Self {
+        self.plan = self.plan.every(n, kind);
+        self
+    }
+
+    /// Fails once with `kind` when the next byte to move is at `offset`.
+    pub fn fail_at(mut self, offset: u64, kind: ErrorKind) -> Self {
+        self.plan = self.plan.fail_at(offset, kind);
+        self
+    }
+
+    /// Errors returned so far (periodic and one-shot; not those of a full sink).
     pub fn faults(&self) -> usize {
         self.plan.fired
     }
 }
 
-impl Read for FaultySource {
+impl<B: AsRef<[u8]>> Faulty<Source<B>> {
+    /// A source of `data`, with no fault yet.
+    pub fn new(data: B) -> Self {
+        Self::with_faults(data, Faults::new())
+    }
+
+    /// A source of `data` that follows `faults`.
+    pub fn with_faults(data: B, faults: Faults) -> Self {
+        Faulty {
+            inner: Source { data, pos: 0 },
+            plan: faults,
+        }
+    }
+
+    /// Bytes delivered so far.
+    pub fn position(&self) -> u64 {
+        self.inner.pos as u64
+    }
+}
+
+impl<B: AsRef<[u8]>> Read for Faulty<Source<B>> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.plan.next(self.pos as u64).map_err(io::Error::from)?;
-        let n = n.min(buf.len()).min(self.data.len() - self.pos);
-        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
-        self.pos += n;
+        let Source { data, pos } = &mut self.inner;
+        let n = self.plan.next_call(*pos as u64).map_err(io::Error::from)?;
+        let data = data.as_ref();
+        let n = n.min(buf.len()).min(data.len() - *pos);
+        buf[..n].copy_from_slice(&data[*pos..*pos + n]);
+        *pos += n;
         Ok(n)
     }
 }
 
-/// A `Write` sink that accepts short pieces and fails on purpose. See the [module docs](self).
-#[derive(Debug, Clone)]
-pub struct FaultySink {
-    data: Vec<u8>,
-    full_at: Option<usize>,
-    plan: Plan,
-}
-
-impl Default for FaultySink {
+impl Default for Faulty<Sink> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl FaultySink {
+impl Faulty<Sink> {
     /// An empty sink with no fault yet.
     pub fn new() -> Self {
-        FaultySink {
-            data: Vec::new(),
-            full_at: None,
-            plan: Plan::new(),
+        Faulty {
+            inner: Sink::default(),
+            plan: Faults::new(),
         }
-    }
-
-    /// Accepts at most `n` bytes per write (at least 1).
-    pub fn chunk(mut self, n: usize) -> Self {
-        self.plan.chunk = n.max(1);
-        self
-    }
-
-    /// Fails every `n`-th write (counting all writes, from 1) with `kind`.
-    pub fn every(mut self, n: usize, kind: ErrorKind) -> Self {
-        self.plan.every.push((n.max(1), kind));
-        self
-    }
-
-    /// Fails once with `kind` when the next byte to accept is at `offset`.
-    pub fn fail_at(mut self, offset: u64, kind: ErrorKind) -> Self {
-        self.plan.at.push((offset, kind));
-        self
     }
 
     /// Holds at most `len` bytes; past that every write fails with `StorageFull`.
     pub fn full_at(mut self, len: usize) -> Self {
-        self.full_at = Some(len);
+        self.inner.full_at = Some(len);
         self
     }
 
     /// The bytes accepted so far.
     pub fn data(&self) -> &[u8] {
-        &self.data
-    }
-
-    /// Errors returned so far (periodic and one-shot; not the ones of a full sink).
-    pub fn faults(&self) -> usize {
-        self.plan.fired
+        &self.inner.data
     }
 
     /// The bytes accepted.
     pub fn into_data(self) -> Vec<u8> {
-        self.data
+        self.inner.data
     }
 }
 
-impl Write for FaultySink {
+impl Write for Faulty<Sink> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let Sink { data, full_at } = &mut self.inner;
         let n = self
             .plan
-            .next(self.data.len() as u64)
+            .next_call(data.len() as u64)
             .map_err(io::Error::from)?;
-        let room = self
-            .full_at
-            .map_or(usize::MAX, |f| f.saturating_sub(self.data.len()));
+        let room = full_at.map_or(usize::MAX, |f| f.saturating_sub(data.len()));
         if room == 0 && !buf.is_empty() {
             return Err(io::Error::new(ErrorKind::StorageFull, "sink is full"));
         }
         let n = n.min(buf.len()).min(room);
-        self.data.extend_from_slice(&buf[..n]);
+        data.extend_from_slice(&buf[..n]);
         Ok(n)
     }
 

@@ -5,7 +5,7 @@ use flatstream::{
     AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, DefaultDeframer, DefaultFramer,
     Deframer, Framer, Recover, RepairPolicy, StreamEnd, StreamReader, StreamWriter,
 };
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::telemetry::Reading;
 use std::fs::{self, File, OpenOptions};
 use std::io::Read;
 use std::path::{Path, PathBuf};

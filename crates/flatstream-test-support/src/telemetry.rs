@@ -1,8 +1,9 @@
 //! The telemetry message of `examples/telemetry.fbs` (flatc 25.12.19 output, committed), and a
-//! `Reading` that serializes into it.
+//! `Reading` that serializes into it: the messages of the benchmarks and of the tests that
+//! need real FlatBuffers.
 
 use flatbuffers::{Allocator, FlatBufferBuilder};
-use flatstream::{Result, StreamSerialize};
+use flatstream_core::{Result, StreamSerialize};
 
 #[allow(
     unsafe_code,
@@ -13,7 +14,7 @@ use flatstream::{Result, StreamSerialize};
     missing_docs,
     unreachable_pub
 )]
-#[path = "../../examples/generated/telemetry_generated.rs"]
+#[path = "../../../examples/generated/telemetry_generated.rs"]
 mod generated;
 
 pub use generated::telemetry::*;

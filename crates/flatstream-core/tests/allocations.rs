@@ -1,13 +1,13 @@
 //! Allocation behaviour of the core reader and writer, measured with a counting allocator:
 //! nothing per message once warm, and never more than the bytes actually received.
 
-use flatbuffers::FlatBufferBuilder;
-use flatstream::{
+use flatstream_core::flatbuffers::FlatBufferBuilder;
+use flatstream_core::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
 };
-use flatstream_bench::alloc::{CountingAlloc, measure_exact};
-use flatstream_bench::paths::Opaque;
-use flatstream_bench::telemetry::Reading;
+use flatstream_test_support::Opaque;
+use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
+use flatstream_test_support::telemetry::Reading;
 use std::io::{self, BufReader, Cursor};
 
 #[global_allocator]
@@ -40,7 +40,7 @@ fn writing_allocates_nothing_per_message_once_warm() {
     let mut w = StreamWriter::new(Vec::with_capacity(1 << 20), DefaultFramer);
     let mut write = |w: &mut StreamWriter<Vec<u8>, DefaultFramer>, i| {
         builder.reset();
-        flatstream::StreamSerialize::serialize(&Reading::nth(i), &mut builder).unwrap();
+        flatstream_core::StreamSerialize::serialize(&Reading::nth(i), &mut builder).unwrap();
         w.write_finished(&mut builder).unwrap();
     };
     for i in 0..100 {
@@ -66,7 +66,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
         let mut sum = 0u64;
         reader
             .process_all(|p| {
-                let t = flatstream_bench::telemetry::root_as_telemetry(p)?;
+                let t = flatstream_test_support::telemetry::root_as_telemetry(p)?;
                 sum = sum.wrapping_add(t.device_id());
                 n += 1;
                 Ok(())
@@ -91,7 +91,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
     );
 
     // In place over `&[u8]` and `Cursor`: nothing at all, not even a first buffer.
-    let (count, stats) = measure_exact(|| -> flatstream::Result<u64> {
+    let (count, stats) = measure_exact(|| -> flatstream_core::Result<u64> {
         let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
         let mut n = 0u64;
         reader.process_all(|_| {

@@ -1,15 +1,16 @@
 //! A counting global allocator for allocation tests and the allocation benchmark suite.
 //!
 //! Counts are kept per thread, so tests running in parallel do not see each other's
-//! allocations. Install it in a test or bench binary with
+//! allocations. Install it in a test or bench binary of its own with
 //!
 //! ```ignore
 //! #[global_allocator]
-//! static ALLOC: flatstream_bench::alloc::CountingAlloc = flatstream_bench::alloc::CountingAlloc;
+//! static ALLOC: flatstream_test_support::alloc::CountingAlloc =
+//!     flatstream_test_support::alloc::CountingAlloc;
 //! ```
 //!
-//! This is the only module in the workspace with `unsafe` code of our own: implementing
-//! `GlobalAlloc` requires it. Every block forwards to the system allocator unchanged.
+//! This is the crate's one module with `unsafe` code: implementing `GlobalAlloc` requires it.
+//! Every block forwards to the system allocator unchanged.
 
 #![allow(unsafe_code)]
 
@@ -87,6 +88,17 @@ pub fn measure_exact<R>(f: impl FnOnce() -> R) -> (R, AllocStats) {
         })
     });
     (result, during)
+}
+
+/// Panics unless [`CountingAlloc`] is the global allocator of this binary: without it every
+/// measurement reads 0, and a test that expects few allocations would pass for nothing.
+pub fn assert_installed() {
+    let (v, stats) = measure_exact(|| std::hint::black_box(Vec::<u8>::with_capacity(1)));
+    drop(v);
+    assert_eq!(
+        stats.allocations, 1,
+        "install `CountingAlloc` as the `#[global_allocator]` of this test binary"
+    );
 }
 
 // SAFETY: every method forwards its arguments unchanged to `System`,
