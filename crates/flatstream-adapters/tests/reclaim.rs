@@ -29,6 +29,45 @@ fn burst() -> Vec<String> {
         .collect()
 }
 
+/// The burst written with the default framing.
+fn burst_stream() -> Vec<u8> {
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    for m in burst() {
+        w.write(&m).unwrap();
+    }
+    w.into_inner()
+}
+
+/// Reads every message as a string.
+fn read_strings(r: &mut impl MessageReader) -> Vec<String> {
+    let mut read = vec![];
+    r.process_all(|p| {
+        read.push(flatbuffers::root::<&str>(p)?.to_owned());
+        Ok(())
+    })
+    .unwrap();
+    read
+}
+
+/// The capacity after each message of the burst: `baseline` at first, grown for the large
+/// messages (indexes 5 to 7) and still grown up to index `back_at`, from which it is
+/// `baseline` again.
+fn assert_back_to_baseline(capacities: &[usize], baseline: usize, back_at: usize) {
+    assert_eq!(capacities[0], baseline);
+    assert!(
+        capacities[7] > 64 * 1024,
+        "grew for the burst: {capacities:?}"
+    );
+    assert!(
+        capacities[8..back_at].iter().all(|&c| c > 64 * 1024),
+        "{capacities:?}"
+    );
+    assert!(
+        capacities[back_at..].iter().all(|&c| c == baseline),
+        "{capacities:?}"
+    );
+}
+
 #[test]
 fn writer_builder_returns_to_the_baseline_after_a_burst() {
     const BASELINE: usize = 1024;
@@ -43,30 +82,12 @@ fn writer_builder_returns_to_the_baseline_after_a_burst() {
         w.write(&m).unwrap();
         capacities.push(builder_capacity(w.get_mut().builder_mut()));
     }
-    assert_eq!(capacities[0], BASELINE);
-    assert!(
-        capacities[7] > 64 * 1024,
-        "grew for the burst: {capacities:?}"
-    );
     // Ten small messages after the last large one, the builder is back to the baseline.
-    assert!(
-        capacities[8..17].iter().all(|&c| c > 64 * 1024),
-        "{capacities:?}"
-    );
-    assert!(
-        capacities[17..].iter().all(|&c| c == BASELINE),
-        "{capacities:?}"
-    );
+    assert_back_to_baseline(&capacities, BASELINE, 17);
 
     let bytes = w.into_inner().into_inner();
     let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
-    let mut read = vec![];
-    r.process_all(|p| {
-        read.push(flatbuffers::root::<&str>(p)?.to_owned());
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(read, burst());
+    assert_eq!(read_strings(&mut r), burst());
 }
 
 #[test]
@@ -81,12 +102,7 @@ fn without_a_policy_the_builder_keeps_its_largest_size() {
 #[test]
 fn reader_buffer_returns_to_the_baseline_after_a_burst() {
     const BASELINE: usize = 4096;
-    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
-    for m in burst() {
-        w.write(&m).unwrap();
-    }
-    let bytes = w.into_inner();
-
+    let bytes = burst_stream();
     let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
         .reclaim(ShrinkAfter::new(BASELINE, 10));
     let mut capacities = vec![];
@@ -96,37 +112,18 @@ fn reader_buffer_returns_to_the_baseline_after_a_burst() {
         capacities.push(r.get_ref().capacity());
     }
     assert_eq!(read, burst(), "every payload intact across the reclamation");
-    assert_eq!(capacities[0], BASELINE);
-    assert!(capacities[7] > 64 * 1024, "{capacities:?}");
     // The policy fires after the tenth small message (index 17); the shrink happens before the
     // next read.
-    assert!(
-        capacities[8..18].iter().all(|&c| c > 64 * 1024),
-        "{capacities:?}"
-    );
-    assert!(
-        capacities[18..].iter().all(|&c| c == BASELINE),
-        "{capacities:?}"
-    );
+    assert_back_to_baseline(&capacities, BASELINE, 18);
 }
 
 #[test]
 fn shrink_above_returns_memory_right_after_an_outsized_message() {
     const BASELINE: usize = 4096;
-    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
-    for m in burst() {
-        w.write(&m).unwrap();
-    }
-    let bytes = w.into_inner();
+    let bytes = burst_stream();
     let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
         .reclaim(ShrinkAbove::new(BASELINE, 32 * 1024));
-    let mut read = vec![];
-    r.process_all(|p| {
-        read.push(flatbuffers::root::<&str>(p)?.to_owned());
-        Ok(())
-    })
-    .unwrap();
-    assert_eq!(read, burst());
+    assert_eq!(read_strings(&mut r), burst());
     // The last large message was followed by small ones: the buffer went back at once.
     assert_eq!(r.get_ref().capacity(), BASELINE);
 

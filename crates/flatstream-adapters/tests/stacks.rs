@@ -43,6 +43,14 @@ fn read_all<D: Deframer>(bytes: &[u8], deframer: D) -> (Vec<Vec<u8>>, Vec<Error>
     (ok, errors)
 }
 
+/// The `(offset, len, max)` of a `FrameTooLarge` error.
+fn too_large(e: &Error) -> (u64, u64, u64) {
+    match e {
+        Error::FrameTooLarge { offset, len, max } => (*offset, *len, *max),
+        other => panic!("expected a frame too large, got {other}"),
+    }
+}
+
 fn validation(e: &Error) -> (&str, &str, u64) {
     match e {
         Error::Validation { details, offset } => {
@@ -122,14 +130,7 @@ fn bounded_framer_refuses_before_any_byte_is_written() {
     let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(ByteSum).bounded(4));
     w.write_payload(b"1234").unwrap();
     let err = w.write_payload(b"12345").unwrap_err();
-    assert!(matches!(
-        err,
-        Error::FrameTooLarge {
-            offset: 10,
-            len: 5,
-            max: 4
-        }
-    ));
+    assert_eq!(too_large(&err), (10, 5, 4));
     assert_eq!(w.bytes_written(), 10);
     w.write_payload(b"").unwrap();
     assert_eq!(w.into_inner(), bare(&[b"1234", b""]));
@@ -147,14 +148,7 @@ fn bounded_deframer_rejects_from_the_length_prefix_before_allocating() {
         StreamReader::with_capacity(64, source, ChecksumDeframer::new(ByteSum).bounded(1000));
     assert_eq!(r.read_message().unwrap(), Some(&b"ok"[..]));
     let err = r.read_message().unwrap_err();
-    assert!(matches!(
-        err,
-        Error::FrameTooLarge {
-            offset: 8,
-            len: 100_000_000,
-            max: 1000
-        }
-    ));
+    assert_eq!(too_large(&err), (8, 100_000_000, 1000));
     assert!(r.capacity() <= 64, "capacity {}", r.capacity());
     // The smallest bound in force wins: the reader's own, or the deframer's.
     let mut r = StreamReader::new(&bytes[..], ChecksumDeframer::new(ByteSum).bounded(1000))
@@ -289,55 +283,40 @@ fn composite_validators_run_in_order_and_the_first_rejection_wins() {
     );
 }
 
-/// Offers four payloads to a stack that bounds at 5 bytes and refuses `'!'`; returns what
-/// reached the sink.
-fn offer<F: Framer>(framer: F) -> Vec<Vec<u8>> {
+fn checksummed() -> ChecksumFramer<ByteSum> {
+    ChecksumFramer::new(ByteSum)
+}
+
+/// Offers four payloads to a stack that bounds at 5 bytes and refuses `'!'`; asserts that only
+/// the two valid ones reached the sink.
+fn offer<F: Framer>(framer: F) {
     let payloads: &[&[u8]] = &[b"ok", b"!bang", b"way too long", b"fine"];
     let (bytes, _) = write_all(framer, payloads);
     let (on_wire, errors) = read_all(&bytes, ChecksumDeframer::new(ByteSum));
     assert!(errors.is_empty());
-    on_wire
+    assert_eq!(on_wire, [b"ok".to_vec(), b"fine".to_vec()]);
 }
 
 #[test]
 fn write_stacks_of_three_in_both_orders() {
-    let expected_wire = [b"ok".to_vec(), b"fine".to_vec()];
     let seen = RefCell::new(Vec::new());
     let record = |p: &[u8]| seen.borrow_mut().push(p.to_vec());
 
     // Observer outermost: sees every payload offered.
-    let wire = offer(
-        ChecksumFramer::new(ByteSum)
-            .validated(NoBang)
-            .bounded(5)
-            .observed(record),
-    );
+    offer(checksummed().validated(NoBang).bounded(5).observed(record));
     assert_eq!(seen.take().len(), 4);
-    assert_eq!(wire, expected_wire);
 
     // Observer innermost: sees only what goes on the wire.
-    let wire = offer(
-        ChecksumFramer::new(ByteSum)
-            .observed(record)
-            .validated(NoBang)
-            .bounded(5),
-    );
-    assert_eq!(seen.take(), expected_wire);
-    assert_eq!(wire, expected_wire);
+    offer(checksummed().observed(record).validated(NoBang).bounded(5));
+    assert_eq!(seen.take(), [b"ok".to_vec(), b"fine".to_vec()]);
 
     // Observer between the bound (outside) and the validator (inside): sees what the bound lets
     // through, including the payload the validator then refuses.
-    let wire = offer(
-        ChecksumFramer::new(ByteSum)
-            .validated(NoBang)
-            .observed(record)
-            .bounded(5),
-    );
+    offer(checksummed().validated(NoBang).observed(record).bounded(5));
     assert_eq!(
         seen.take(),
         [b"ok".to_vec(), b"!bang".to_vec(), b"fine".to_vec()]
     );
-    assert_eq!(wire, expected_wire);
 }
 
 #[test]

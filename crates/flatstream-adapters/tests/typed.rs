@@ -45,6 +45,11 @@ fn stream(n: u64) -> Vec<u8> {
     w.into_inner()
 }
 
+/// The timestamps of `stream(n)`.
+fn timestamps_of(n: u64) -> Vec<u64> {
+    (0..n).map(|i| 1_700_000_000_000 + i).collect()
+}
+
 #[test]
 fn process_typed_hands_out_verified_generated_types() {
     let bytes = stream(100);
@@ -55,10 +60,7 @@ fn process_typed_hands_out_verified_generated_types() {
         Ok(())
     })
     .unwrap();
-    assert_eq!(
-        timestamps,
-        (0..100).map(|i| 1_700_000_000_000 + i).collect::<Vec<_>>()
-    );
+    assert_eq!(timestamps, timestamps_of(100));
 }
 
 #[test]
@@ -72,10 +74,7 @@ fn typed_reading_works_in_place_over_a_buf_read() {
     while let Some(t) = m.next().unwrap() {
         timestamps.push(t.timestamp());
     }
-    assert_eq!(
-        timestamps,
-        (0..100).map(|i| 1_700_000_000_000 + i).collect::<Vec<_>>()
-    );
+    assert_eq!(timestamps, timestamps_of(100));
 }
 
 #[test]
@@ -127,11 +126,11 @@ fn typed_messages_report_invalid_frames_at_their_offset_and_continue() {
 #[test]
 fn verifier_options_are_applied() {
     let bytes = stream(1);
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
     let strict = VerifierOptions {
         max_tables: 0,
         ..Default::default()
     };
-    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
     assert!(
         r.typed_messages_with::<Telemetry<'_>>(strict.clone())
             .next()

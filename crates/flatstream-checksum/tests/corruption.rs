@@ -118,85 +118,94 @@ fn assert_mismatch_at(
     }
 }
 
-#[cfg(any(
-    feature = "xxhash",
-    feature = "crc32",
-    feature = "crc16",
-    feature = "crc32c"
-))]
-#[test]
-fn every_flipped_payload_or_checksum_byte_is_a_mismatch_at_its_frame() {
-    let payloads = payloads();
+/// For each algorithm, each frame of `payloads` and each byte of that frame that `span` picks
+/// (given the frame's start and its end), flipped by each of `flips`: calls `check` with the
+/// algorithm, the frame's index and start, the damaged stream and a description of the damage.
+fn each_flipped_byte(
+    payloads: &[Vec<u8>],
+    span: impl Fn(usize, usize) -> std::ops::Range<usize>,
+    flips: &[u8],
+    mut check: impl FnMut(AnyChecksum, usize, u64, &[u8], &str),
+) {
     for checksum in checksummed() {
-        let (bytes, offsets) = write(checksum, &payloads);
+        let (bytes, offsets) = write(checksum, payloads);
         for (frame, &start) in offsets.iter().enumerate() {
-            let start = start as usize;
-            let end = start + 4 + checksum.size() + payloads[frame].len();
-            // Every byte after the length prefix: the checksum field, then the payload.
-            for at in start + 4..end {
-                for flip in [0x01u8, 0x80, 0xFF] {
+            let end = start as usize + 4 + checksum.size() + payloads[frame].len();
+            for at in span(start as usize, end) {
+                for &flip in flips {
                     let mut damaged = bytes.clone();
                     damaged[at] ^= flip;
                     let what = format!("{checksum}: frame {frame}, byte {at} ^ {flip:#x}");
-                    let result = read_until_error(checksum, &damaged);
-                    assert_mismatch_at(&what, result, &payloads, frame, start as u64);
+                    check(checksum, frame, start, &damaged, &what);
                 }
             }
         }
     }
 }
 
+/// The tests that need at least one algorithm.
 #[cfg(any(
     feature = "xxhash",
     feature = "crc32",
     feature = "crc16",
     feature = "crc32c"
 ))]
-#[test]
-fn a_damaged_length_prefix_is_an_error_at_its_frame_never_a_payload() {
-    let payloads = payloads();
-    for checksum in checksummed() {
-        let (bytes, offsets) = write(checksum, &payloads);
-        for (frame, &start) in offsets.iter().enumerate() {
-            for at in start as usize..start as usize + 4 {
-                for flip in [0x01u8, 0x02, 0x10, 0x80] {
-                    let mut damaged = bytes.clone();
-                    damaged[at] ^= flip;
-                    let what = format!("{checksum}: frame {frame}, length byte {at} ^ {flip:#x}");
-                    let (read, err) = read_until_error(checksum, &damaged);
-                    assert_eq!(read, payloads[..frame], "{what}");
-                    let err = err.unwrap_or_else(|| panic!("{what}: no error"));
-                    assert_eq!(err.offset(), start, "{what}: {err}");
-                    assert!(
-                        matches!(
-                            err,
-                            Error::ChecksumMismatch { .. }
-                                | Error::UnexpectedEof { .. }
-                                | Error::FrameTooLarge { .. }
-                        ),
-                        "{what}: {err}"
-                    );
-                }
-            }
-        }
-    }
-}
+mod with_an_algorithm {
+    use super::*;
 
-#[cfg(any(
-    feature = "xxhash",
-    feature = "crc32",
-    feature = "crc16",
-    feature = "crc32c"
-))]
-#[test]
-fn a_reader_with_another_algorithm_fails_on_the_first_frame() {
-    let payloads = payloads();
-    for writer in common::enabled() {
-        let (bytes, _) = write(writer, &payloads);
-        for reader in checksummed().filter(|r| *r != writer) {
-            let what = format!("written with {writer}, read with {reader}");
-            let result = read_until_error(reader, &bytes);
-            assert_mismatch_at(&what, result, &payloads, 0, 0);
+    #[test]
+    fn every_flipped_payload_or_checksum_byte_is_a_mismatch_at_its_frame() {
+        let payloads = payloads();
+        // Every byte after the length prefix: the checksum field, then the payload.
+        let after_the_length = |start: usize, end| start + 4..end;
+        each_flipped_byte(
+            &payloads,
+            after_the_length,
+            &[0x01, 0x80, 0xFF],
+            |checksum, frame, start, damaged, what| {
+                let result = read_until_error(checksum, damaged);
+                assert_mismatch_at(what, result, &payloads, frame, start);
+            },
+        );
+    }
+
+    #[test]
+    fn a_damaged_length_prefix_is_an_error_at_its_frame_never_a_payload() {
+        let payloads = payloads();
+        let the_length = |start: usize, _| start..start + 4;
+        each_flipped_byte(
+            &payloads,
+            the_length,
+            &[0x01, 0x02, 0x10, 0x80],
+            |checksum, frame, start, damaged, what| {
+                let what = format!("{what} (length prefix)");
+                let (read, err) = read_until_error(checksum, damaged);
+                assert_eq!(read, payloads[..frame], "{what}");
+                let err = err.unwrap_or_else(|| panic!("{what}: no error"));
+                assert_eq!(err.offset(), start, "{what}: {err}");
+                assert!(
+                    matches!(
+                        err,
+                        Error::ChecksumMismatch { .. }
+                            | Error::UnexpectedEof { .. }
+                            | Error::FrameTooLarge { .. }
+                    ),
+                    "{what}: {err}"
+                );
+            },
+        );
+    }
+
+    #[test]
+    fn a_reader_with_another_algorithm_fails_on_the_first_frame() {
+        let payloads = payloads();
+        for writer in common::enabled() {
+            let (bytes, _) = write(writer, &payloads);
+            for reader in checksummed().filter(|r| *r != writer) {
+                let what = format!("written with {writer}, read with {reader}");
+                let result = read_until_error(reader, &bytes);
+                assert_mismatch_at(&what, result, &payloads, 0, 0);
+            }
         }
     }
 }

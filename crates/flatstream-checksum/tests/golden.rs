@@ -73,28 +73,22 @@ fn none_matches_golden_streams() {
     check_all("none", NoChecksum);
 }
 
-#[cfg(feature = "xxhash")]
-#[test]
-fn xxhash64_matches_golden_streams() {
-    check_all("xxhash64", flatstream_checksum::XxHash64::new());
+/// One test per algorithm, each under its feature: `feature, test name, algorithm name, type`.
+macro_rules! golden_tests {
+    ($($feature:literal, $test:ident, $algorithm:literal, $ty:ident;)*) => {$(
+        #[cfg(feature = $feature)]
+        #[test]
+        fn $test() {
+            check_all($algorithm, flatstream_checksum::$ty::new());
+        }
+    )*};
 }
 
-#[cfg(feature = "crc32")]
-#[test]
-fn crc32_matches_golden_streams() {
-    check_all("crc32", flatstream_checksum::Crc32::new());
-}
-
-#[cfg(feature = "crc16")]
-#[test]
-fn crc16_matches_golden_streams() {
-    check_all("crc16", flatstream_checksum::Crc16::new());
-}
-
-#[cfg(feature = "crc32c")]
-#[test]
-fn crc32c_matches_golden_streams() {
-    check_all("crc32c", flatstream_checksum::Crc32c::new());
+golden_tests! {
+    "xxhash", xxhash64_matches_golden_streams, "xxhash64", XxHash64;
+    "crc32", crc32_matches_golden_streams, "crc32", Crc32;
+    "crc16", crc16_matches_golden_streams, "crc16", Crc16;
+    "crc32c", crc32c_matches_golden_streams, "crc32c", Crc32c;
 }
 
 #[test]

@@ -5,6 +5,7 @@ use flatstream_core::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Frames, NoChecksum,
     StreamReader, StreamWriter,
 };
+use flatstream_test_support::stream_with;
 
 fn hex(s: &str) -> Vec<u8> {
     let s: String = s.split_whitespace().collect();
@@ -36,22 +37,17 @@ fn vectors() -> Vec<(Vec<Vec<u8>>, Vec<u8>)> {
 #[test]
 fn default_framer_writes_the_golden_bytes() {
     for (payloads, expected) in vectors() {
-        let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
-        for p in &payloads {
-            w.write_payload(p).unwrap();
-        }
-        assert_eq!(w.into_inner(), expected);
+        assert_eq!(stream_with(DefaultFramer, &payloads), expected);
     }
 }
 
 #[test]
 fn checksum_framer_without_checksum_writes_the_same_bytes() {
     for (payloads, expected) in vectors() {
-        let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(NoChecksum));
-        for p in &payloads {
-            w.write_payload(p).unwrap();
-        }
-        assert_eq!(w.into_inner(), expected);
+        assert_eq!(
+            stream_with(ChecksumFramer::new(NoChecksum), &payloads),
+            expected
+        );
     }
 }
 
