@@ -4,7 +4,7 @@ use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
 use crate::frame::FrameSpan;
 use crate::framer::Deframer;
-use crate::read::{IntoControlFlow, Messages, Pass, deliver_frames, flow};
+use crate::read::{IntoControlFlow, Pass, deliver_frames, flow};
 use core::ops::ControlFlow;
 use std::io::{self, BufRead};
 use std::vec::Vec;
@@ -168,16 +168,6 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
                 return Ok(());
             }
         }
-    }
-
-    /// A lending iterator over the payloads: `while let Some(payload) = messages.next()? {}`.
-    pub fn messages(&mut self) -> Messages<'_, Self> {
-        Messages::new(self)
-    }
-
-    /// Stream offset of the next frame: the bytes of the frames handed out so far.
-    pub fn position(&self) -> u64 {
-        self.offset
     }
 
     /// The bytes taken from the source but not yet handed out: the start of a frame that

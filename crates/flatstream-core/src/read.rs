@@ -131,10 +131,27 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
 }
 
 /// Implements [`MessageReader`] for a reader of this crate whose inherent methods of the same
-/// names hold the code (they stay inherent, so that calling them needs no import).
+/// names hold the code (they stay inherent, so that calling them needs no import), and adds
+/// the inherent `messages` and `position`, the same for every such reader (it keeps the offset
+/// of the next frame in `offset`).
 #[cfg(feature = "std")]
 macro_rules! message_reader_from_inherent {
     ($reader:ident<$r:ident: $bound:path, $d:ident>) => {
+        impl<$r: $bound, $d: $crate::framer::Deframer> $reader<$r, $d> {
+            /// A lending iterator over the payloads:
+            /// `while let Some(payload) = messages.next()? {}`. Leave the loop with `break` to
+            /// stop early.
+            pub fn messages(&mut self) -> $crate::read::Messages<'_, Self> {
+                $crate::read::Messages::new(self)
+            }
+
+            /// Stream offset of the next frame: the bytes of the frames handed out (or stepped
+            /// over) so far.
+            pub fn position(&self) -> u64 {
+                self.offset
+            }
+        }
+
         impl<$r: $bound, $d: $crate::framer::Deframer> $crate::read::MessageReader
             for $reader<$r, $d>
         {

@@ -5,7 +5,7 @@ use crate::decode::{Decoded, Decoder, Incomplete};
 use crate::error::{Error, Result};
 use crate::framer::Deframer;
 use crate::in_memory;
-use crate::read::{IntoControlFlow, Messages, Pass, deliver_frames};
+use crate::read::{IntoControlFlow, Pass, deliver_frames};
 use core::ops::Range;
 use std::io::{self, Read};
 use std::vec::Vec;
@@ -170,17 +170,6 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
                 return Ok(());
             }
         }
-    }
-
-    /// A lending iterator over the payloads: `while let Some(payload) = messages.next()? {}`.
-    /// Leave the loop with `break` to stop early.
-    pub fn messages(&mut self) -> Messages<'_, Self> {
-        Messages::new(self)
-    }
-
-    /// Stream offset of the next frame: the bytes consumed so far.
-    pub fn position(&self) -> u64 {
-        self.offset
     }
 
     /// The bytes received from the source but not yet consumed, starting with the next frame.
