@@ -1,10 +1,10 @@
 //! The framings every per-checksum benchmark runs: no checksum, then each algorithm
 //! (XXH3-64 in 8 bytes, CRC-32/ISO-HDLC, CRC-32C/Castagnoli, CRC-16/XMODEM).
 
-use flatstream::checksum::{Crc16, Crc32, Crc32c, XxHash64};
 use flatstream::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
+use flatstream::{Crc16, Crc32, Crc32c, XxHash64};
 
 /// Called once per framing by [`for_each_checksum`], with a framer and the matching deframer.
 pub trait ChecksumVisitor {

@@ -47,8 +47,11 @@
 //!   sans-I/O [`decode::Decoder`], which a driver of your own can use too.
 //! - The wire layout: [`frame`] (header encoding, sizes, the default bound).
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
-//!   [`ChecksumDeframer`] with a [`Checksum`] from [`checksum`].
-//! - Adapters ([`adapters`]): bounds, observers, validation, typed reading, buffer reclamation.
+//!   [`ChecksumDeframer`] with a [`Checksum`]: `XxHash64`, `Crc32`, `Crc16`, `Crc32c` (one
+//!   feature each), [`AnyChecksum`] to choose at run time.
+//! - Adapters: bounds ([`BoundedDeframer`]), observers, validation ([`ValidatingDeframer`],
+//!   [`StructuralValidator`]), typed reading ([`TypedReaderExt`]), buffer reclamation
+//!   ([`Reclaiming`]). Every item has one path: the crate's root.
 //! - After a crash or damage: [`Recover`] finds the intact prefix of a stream and repairs a
 //!   journal with a torn tail; [`Salvage`] keeps every intact frame of a damaged checksummed
 //!   stream, skipping the damage (see `docs/robustness.md`).
@@ -59,12 +62,12 @@
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
 //! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], I/O errors; run-time CPU detection for the CRC features that are on (crc-fast for `Crc32c`, which runs on tables without `std`) | no |
-//! | `xxhash` | no | [`XxHash64`](checksum) (XXH3-64, 8 bytes) | only in streams framed with it |
-//! | `crc32` | no | [`Crc32`](checksum) (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
-//! | `crc16` | no | [`Crc16`](checksum) (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
-//! | `crc32c` | no | [`Crc32c`](checksum) (CRC-32C, 4 bytes) | only in streams framed with it |
+//! | `xxhash` | no | `XxHash64` (XXH3-64, 8 bytes) | only in streams framed with it |
+//! | `crc32` | no | `Crc32` (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
+//! | `crc16` | no | `Crc16` (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
+//! | `crc32c` | no | `Crc32c` (CRC-32C, 4 bytes) | only in streams framed with it |
 //! | `all_checksums` | no | all four | only in streams framed with them |
-//! | `unchecked` | no | [`UncheckedReaderExt`](adapters): typed reading without verification, an `unsafe fn` for trusted data only | no |
+//! | `unchecked` | no | `UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, the wire layout, the
 //! decoder, [`Frames`], recovery and salvage over slices, the checksums, and the errors.
@@ -75,7 +78,6 @@
 #![warn(clippy::cast_possible_truncation)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-pub use flatstream_adapters as adapters;
 #[cfg(feature = "unchecked")]
 pub use flatstream_adapters::UncheckedReaderExt;
 pub use flatstream_adapters::{
@@ -87,7 +89,6 @@ pub use flatstream_adapters::{
 pub use flatstream_adapters::{
     ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt, stream_deserialize,
 };
-pub use flatstream_checksum as checksum;
 #[cfg(feature = "crc16")]
 pub use flatstream_checksum::Crc16;
 #[cfg(feature = "crc32")]

@@ -4,11 +4,11 @@
 
 // The algorithms through the checksum crate: the dev-dependency compiles them all, whatever
 // features `flatstream` itself is built with.
-use flatstream::checksum::{Crc16, XxHash64};
 use flatstream::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Framer,
     Frames, Recover, StreamEnd, StreamReader, StreamWriter, WriteStrategy,
 };
+use flatstream_checksum::{Crc16, XxHash64};
 use flatstream_test_support::faults::{FaultySink, FaultySource};
 use flatstream_test_support::telemetry::Reading;
 use std::io::ErrorKind;
