@@ -311,6 +311,16 @@ impl<M: MessageReader, P: ReclaimPolicy> Reclaiming<M, P> {
         Ok(message)
     }
 
+    /// [`MessageReader::process_all`] with the policy applied between payloads (here too, so
+    /// that calling it needs no import).
+    pub fn process_all<F, C>(&mut self, f: F) -> Result<()>
+    where
+        F: FnMut(&[u8]) -> Result<C>,
+        C: flatstream_core::IntoControlFlow,
+    {
+        MessageReader::process_all(self, f)
+    }
+
     /// Shrinks the buffer to the policy's baseline now, if it is larger (but not below the
     /// bytes read ahead and not yet consumed).
     #[cold]

@@ -57,9 +57,12 @@
 //! * **The bound is checked for it.** [`Decoder::decode`] rejects a declared length over the
 //!   bound as soon as the length prefix is present, whatever follows.
 //! * **Memory grows with the bytes received, never with a header's claim.** An
-//!   [`Incomplete`] outcome says how many bytes the frame needs in all; a driver that sizes a
-//!   buffer by [`Incomplete::useful`] instead grows it at most by doubling, so a header that
-//!   claims 2 GiB followed by 10 bytes costs no more than a small frame.
+//!   [`Incomplete`] outcome says how many bytes the frame needs in all and how many are missing;
+//!   a driver must not reserve that up front. The readers of this crate grow their buffers at
+//!   most by doubling, toward what the frame needs, or take at most [`Incomplete::missing`]
+//!   bytes per refill; [`Incomplete::useful`] is a ready-made step for a driver that sizes its
+//!   buffer from the outcome alone. Either way a header that claims 2 GiB followed by 10 bytes
+//!   costs no more than a small frame.
 //! * **A rejected frame is stepped over, a framing error is not.** After
 //!   [`Decoded::Rejected`] the next frame's position is known; after an `Err` it is not, and the
 //!   driver reports the same error again if asked to go on.
@@ -171,8 +174,9 @@ impl Incomplete {
     }
 
     /// Bytes worth making room for next: what is missing, but no more than the frame already
-    /// has (and at least a header's worth). A driver that grows its buffer by this much grows
-    /// it at most by doubling, as bytes arrive, whatever length the header declares.
+    /// has, or than a header (12 bytes) while it has less. A driver that grows its buffer by
+    /// this much grows it at most by doubling, as bytes arrive, whatever length the header
+    /// declares.
     #[inline]
     pub fn useful(&self) -> usize {
         self.missing()

@@ -3,9 +3,10 @@
 //! This is the crate's one module with `unsafe` code.
 //!
 //! Stable Rust has no specialization, so `StreamReader<R: Read>` cannot have a second
-//! implementation for `&[u8]`. It asks instead, once per call and at no run-time cost (the answer
-//! is a constant of each monomorphized reader), whether `R` is one of the four types below, by
-//! comparing type ids that ignore lifetimes (`typeid::of`), then casts `R` to the type found.
+//! implementation for `&[u8]`. It asks instead, once per call, whether `R` is one of the four
+//! types below, by comparing type ids that ignore lifetimes (`typeid::of`), then casts `R` to
+//! the type found. The answer is the same for every call of a monomorphized reader, and the
+//! optimiser folds it (checked in the generated code; `typeid::of` is not a `const fn`).
 //! No safe alternative keeps the speed: `Any` needs `R: 'static`, which slices borrowed from the
 //! caller are not, and copying the bytes out is what `read/reader_copy` measures against the
 //! in-place rows in docs/benchmarks.md.

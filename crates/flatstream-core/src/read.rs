@@ -107,6 +107,9 @@ pub trait MessageReader {
     }
 }
 
+/// A reader borrowed mutably is a reader. Its `process_all` is the provided per-frame loop (the
+/// reader may be unsized, a `dyn MessageReader`, so its own batched loop cannot be called): pass
+/// the reader itself to generic code where the batched loop matters.
 impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     #[inline]
     fn read_message(&mut self) -> Result<Option<&[u8]>> {
