@@ -26,7 +26,7 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 /// bytes, and moves the source past each frame it hands out (the slice shrinks, the cursor's
 /// position advances). It allocates no buffer, [`buffer`](Self::buffer) is always empty, and the
 /// capacity settings have no effect. Results, errors and offsets are the same as when it
-/// copies. The choice is made by type, at compile time, and costs nothing at run time.
+/// copies. The choice is made by type, and the optimiser folds it: it costs nothing at run time.
 ///
 /// Any other `Read` hands its bytes over by copying them into the reader's buffer. For another
 /// source that is a `BufRead` (a `BufReader` in front of a file, say),
