@@ -276,8 +276,8 @@ impl<D: Deframer> Decoder<D> {
 ///
 /// The frame is taken with `get(..len)`: a driver that steps past it with `&bytes[len..]`
 /// then repeats that very comparison, which the compiler folds, where a bound proved by
-/// arithmetic (`len - header >= payload`) left a check in every reader's loop (measured: the
-/// `BufRead` reader 13 % slower on 100 frames).
+/// arithmetic (`len - header >= payload`) left a check in every reader's loop (measured, paired:
+/// `Frames` with XXH3 went from 1.13-1.18 to 1.03-1.05 times its hand-written loop).
 #[inline(always)]
 fn complete_frame(bytes: &[u8], header_len: usize, max: usize) -> Option<&[u8]> {
     let (prefix, _) = bytes.split_first_chunk::<LEN_PREFIX_SIZE>()?;
