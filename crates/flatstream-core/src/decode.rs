@@ -189,6 +189,17 @@ impl Incomplete {
     pub fn into_error(self, offset: u64) -> Error {
         Error::eof(offset, self.needed, self.present)
     }
+
+    /// What it means when the input ends here: with no byte of a frame present, the clean end
+    /// of the stream (`Ok`); otherwise a frame cut short ([`into_error`](Self::into_error)).
+    #[inline]
+    pub fn at_end(self, offset: u64) -> Result<()> {
+        if self.present == 0 {
+            Ok(())
+        } else {
+            Err(self.into_error(offset))
+        }
+    }
 }
 
 impl<D: Deframer> Decoder<D> {

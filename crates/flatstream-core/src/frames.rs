@@ -96,13 +96,10 @@ impl<'a, D: Deframer> Iterator for Frames<'a, D> {
                 self.rest = &self.rest[len..];
                 Some(Err(error))
             }
-            Ok(Decoded::Incomplete(need)) => {
-                if self.rest.is_empty() {
-                    None
-                } else {
-                    Some(Err(self.fail(need.into_error(offset))))
-                }
-            }
+            Ok(Decoded::Incomplete(need)) => match need.at_end(offset) {
+                Ok(()) => None,
+                Err(e) => Some(Err(self.fail(e))),
+            },
             Err(e) => Some(Err(self.fail(e))),
         }
     }

@@ -234,7 +234,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
                 self.offset += len as u64;
                 return Err(error);
             }
-            Decoded::Incomplete(need) => return self.end_of_input(need).map(|()| None),
+            Decoded::Incomplete(need) => return need.at_end(self.offset).map(|()| None),
         };
         let frame = in_memory::take(&mut self.source, len);
         self.offset += len as u64;
@@ -254,7 +254,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         in_memory::take(&mut self.source, used);
         self.offset += used as u64;
         match pass? {
-            Pass::Exhausted(need) => self.end_of_input(need),
+            Pass::Exhausted(need) => need.at_end(self.offset),
             Pass::Stopped => Ok(()),
         }
     }
@@ -285,24 +285,13 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         }
     }
 
-    /// The source has no more bytes: the end of the stream if no frame is begun, or a frame
-    /// cut short.
-    #[cold]
-    fn end_of_input(&self, need: Incomplete) -> Result<()> {
-        if need.present() == 0 {
-            Ok(())
-        } else {
-            Err(need.into_error(self.offset))
-        }
-    }
-
-    /// Reads until the decoder has something other than `need` to say about the bytes at the
-    /// front of the buffer (`true`), or the source is at its end between two frames (`false`);
-    /// the end of the source inside a frame, and I/O errors, are errors.
+    /// Reads once more for the frame `need` describes (`true`: the caller asks the decoder
+    /// again), or finds the source at its end between two frames (`false`); the end of the
+    /// source inside a frame, and I/O errors, are errors.
     #[cold]
     fn buffer_frame(&mut self, need: Incomplete) -> Result<bool> {
         if !self.fill(need)? {
-            self.end_of_input(need)?;
+            need.at_end(self.offset)?;
             return Ok(false);
         }
         Ok(true)
