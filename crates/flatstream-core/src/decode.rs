@@ -241,16 +241,6 @@ impl<D: Deframer> Decoder<D> {
         &self.deframer
     }
 
-    /// The deframer, mutably.
-    pub fn deframer_mut(&mut self) -> &mut D {
-        &mut self.deframer
-    }
-
-    /// Returns the deframer.
-    pub fn into_deframer(self) -> D {
-        self.deframer
-    }
-
     /// Decodes the frame at the front of `bytes`, whose first byte is at stream offset
     /// `offset`; see the [module documentation](self) for the outcomes.
     ///
