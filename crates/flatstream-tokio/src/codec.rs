@@ -164,9 +164,13 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
                 if at_eof {
                     return need.at_end(offset).map(|()| None);
                 }
-                // Room for what is worth reading next: at most what the frame already has (or
-                // a header's worth), never what its header claims.
-                src.reserve(need.useful());
+                // A full buffer gets room for what is worth reading next: at most what the
+                // frame already has (or a header's worth), never what its header claims. (Left
+                // to `FramedRead`'s `reserve(1)`, a buffer still shared with a payload handed
+                // out would be copied into one of exactly one byte more.)
+                if src.capacity() == src.len() {
+                    src.reserve(need.useful());
+                }
                 return Ok(None);
             }
         };
