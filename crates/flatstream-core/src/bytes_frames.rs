@@ -146,8 +146,8 @@ impl<D: Deframer> MessageReader for BytesFrames<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frames::Frames;
     use crate::framer::{ChecksumDeframer, DefaultDeframer};
+    use crate::frames::Frames;
     use crate::testing::Sum16;
     use alloc::string::ToString;
     use alloc::vec::Vec;
@@ -208,10 +208,16 @@ mod tests {
         assert_eq!(it.read_message().unwrap(), Some(&[7u8][..]));
         for _ in 0..2 {
             let err = it.read_message().unwrap_err();
-            assert!(matches!(err, Error::UnexpectedEof { offset: 5, .. }), "{err}");
+            assert!(
+                matches!(err, Error::UnexpectedEof { offset: 5, .. }),
+                "{err}"
+            );
             assert_eq!(it.position(), 5);
         }
-        assert!(it.next().is_none(), "fused, as after the iterator's own error");
+        assert!(
+            it.next().is_none(),
+            "fused, as after the iterator's own error"
+        );
         assert_eq!(it.remainder(), &[9u8, 0, 0, 0, 1][..]);
     }
 }

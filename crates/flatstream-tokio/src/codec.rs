@@ -340,7 +340,10 @@ mod tests {
         let last = corrupted.len() - 1;
         corrupted[last] ^= 1;
         let mut codec = FrameCodec::new(DefaultFramer, ChecksumDeframer::new(Fletcher32));
-        assert_eq!(codec.decode(&mut corrupted).unwrap().unwrap(), &b"first"[..]);
+        assert_eq!(
+            codec.decode(&mut corrupted).unwrap().unwrap(),
+            &b"first"[..]
+        );
         for _ in 0..2 {
             let err = codec.decode(&mut corrupted).unwrap_err();
             assert!(
@@ -390,7 +393,10 @@ mod tests {
         // Writing is bounded too, before anything is encoded.
         let mut dst = BytesMut::new();
         let err = codec.encode(&[0u8; 1001][..], &mut dst).unwrap_err();
-        assert!(matches!(err, Error::FrameTooLarge { offset: 0, .. }), "{err}");
+        assert!(
+            matches!(err, Error::FrameTooLarge { offset: 0, .. }),
+            "{err}"
+        );
         assert!(dst.is_empty());
     }
 
