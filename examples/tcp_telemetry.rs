@@ -14,8 +14,8 @@
 use bytes::Bytes;
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    AsyncStreamWriter, ChecksumDeframer, ChecksumFramer, DefaultFramer, Error, FrameCodec,
-    Result, StreamSerialize, XxHash64,
+    AsyncStreamWriter, ChecksumDeframer, ChecksumFramer, DefaultFramer, Error, FrameCodec, Result,
+    StreamSerialize, XxHash64,
 };
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
@@ -141,9 +141,8 @@ async fn run(clients: u64, messages: u64) -> Result<Vec<Totals>> {
         sender.await.expect("a client task")?;
     }
     totals.sort_by_key(|t| t.client);
-    let expected_timestamps = (0..messages).fold(0u64, |s, i| {
-        s.wrapping_add(Reading::nth(0, i).timestamp)
-    });
+    let expected_timestamps =
+        (0..messages).fold(0u64, |s, i| s.wrapping_add(Reading::nth(0, i).timestamp));
     for (c, t) in totals.iter().enumerate() {
         let ok = t.client == Some(c as u64)
             && t.messages == messages
@@ -164,7 +163,9 @@ async fn run(clients: u64, messages: u64) -> Result<Vec<Totals>> {
 async fn main() -> Result<()> {
     let mut args = std::env::args().skip(1);
     let mut number = |default: u64| match args.next() {
-        Some(a) => a.parse::<u64>().map_err(|e| Error::validation("args", e.to_string(), 0)),
+        Some(a) => a
+            .parse::<u64>()
+            .map_err(|e| Error::validation("args", e.to_string(), 0)),
         None => Ok(default),
     };
     let clients = number(4)?;

@@ -152,12 +152,11 @@ mod tests {
     use alloc::string::ToString;
     use alloc::vec::Vec;
 
-    /// Everything `Frames` yields over the same bytes, errors as text, and where it stopped.
-    fn both<D: Deframer + Clone>(
-        bytes: &[u8],
-        deframer: D,
-        max: usize,
-    ) -> [(Vec<Result<Vec<u8>, alloc::string::String>>, u64); 2] {
+    /// What an iteration yielded, errors as text, and where it stopped.
+    type Yielded = (Vec<Result<Vec<u8>, alloc::string::String>>, u64);
+
+    /// What `Frames` and `BytesFrames` yield over the same bytes.
+    fn both<D: Deframer + Clone>(bytes: &[u8], deframer: D, max: usize) -> [Yielded; 2] {
         let mut frames = Frames::new(bytes, deframer.clone()).with_max_frame_len(max);
         let a: Vec<_> = frames
             .by_ref()

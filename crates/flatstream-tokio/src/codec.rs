@@ -175,11 +175,14 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
             }
         };
         self.read_offset += len as u64;
-        let frame = src.split_to(len).freeze();
+        // The header is dropped and the payload split off: one reference count taken per
+        // frame (splitting the whole frame, then slicing it, takes two and gives one back).
+        src.advance(payload.start);
+        let payload = src.split_to(payload.len()).freeze();
         if self.reclaim.after_message(payload.len()) {
             self.reclaim_buffer(src);
         }
-        Ok(Some(frame.slice(payload)))
+        Ok(Some(payload))
     }
 
     /// Moves the bytes not yet decoded to a buffer of the policy's baseline, if `src` is
