@@ -30,9 +30,11 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 ///   and no allocation per message once the destination has grown.
 ///
 /// tokio-util's `FramedRead` answers `None` once after any error from its codec
-/// (tokio-rs/tokio#3976), then carries on reading if polled again. For a content error the
-/// codec has already moved past the frame, so polling again yields the next frame; for a
-/// framing error polling again returns the same error.
+/// (tokio-rs/tokio#3976), then, if polled again, reads from the source before it decodes
+/// again. For a content error the codec has already moved past the frame, so the frames after
+/// it come out once more bytes (or the end of the stream) arrive; for a framing error the
+/// same error comes back. Where a rejected frame must not pause the stream, read with
+/// [`AsyncStreamReader`](crate::AsyncStreamReader), which goes straight on to the next frame.
 ///
 /// ```
 /// use flatstream_tokio::FrameCodec;
