@@ -49,7 +49,7 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 /// # Cancel safety
 ///
 /// [`read_message`](Self::read_message) and [`read_bytes`](Self::read_bytes) are cancel safe.
-/// If one of them is used as a branch in [`tokio::select!`] (with a timeout, say) and another
+/// If one of them is used as a branch in `tokio::select!` (with a timeout, say) and another
 /// branch completes first, then it is guaranteed that no data was lost: the bytes received
 /// stay in the reader's buffer, and the next call resumes the frame where it was.
 ///
@@ -148,7 +148,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     ///
     /// # Cancel safety
     ///
-    /// This method is cancel safe. If you use it as a branch in [`tokio::select!`] and another
+    /// This method is cancel safe. If you use it as a branch in `tokio::select!` and another
     /// branch completes first, then it is guaranteed that no data was lost: the next call
     /// resumes where this one stopped.
     pub async fn read_message(&mut self) -> Result<Option<&[u8]>> {
@@ -161,7 +161,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     ///
     /// # Cancel safety
     ///
-    /// This method is cancel safe. If you use it as a branch in [`tokio::select!`] and another
+    /// This method is cancel safe. If you use it as a branch in `tokio::select!` and another
     /// branch completes first, then it is guaranteed that no data was lost: the next call
     /// resumes where this one stopped.
     pub async fn read_bytes(&mut self) -> Result<Option<Bytes>> {

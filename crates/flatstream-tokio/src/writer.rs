@@ -27,7 +27,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// # Cancel safety
 ///
 /// The write methods are not cancel safe, as [`AsyncWriteExt::write_all`] is not: dropped
-/// before it completes (in [`tokio::select!`], say), a write may have put part of its frame
+/// before it completes (in `tokio::select!`, say), a write may have put part of its frame
 /// in the sink, and the stream is then torn at [`bytes_written`](Self::bytes_written), which
 /// stays exact. Do not race writes against timeouts; bound the whole connection instead.
 ///
