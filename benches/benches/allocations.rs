@@ -136,6 +136,56 @@ impl ChecksumVisitor for SweepSides<'_> {
     }
 }
 
+/// The tokio suite's ids. The codecs' buffers are filled before counting, as criterion's
+/// untimed setup fills them. The loopback transfer counts what the reading and writing futures
+/// allocate (they are polled on this thread); the runtime's worker thread is not counted.
+fn tokio_suite(report: &mut Report) {
+    use bytes::BytesMut;
+    use flatstream::FrameCodec;
+    use flatstream_bench::async_framing::{
+        Loopback, codec_decode, codec_encode, length_delimited, length_delimited_decode,
+        length_delimited_encode, sync_decode, sync_encode,
+    };
+    let n = 100_000;
+    let rs = readings(n);
+    let bytes = telemetry_stream(n as u64, DefaultFramer);
+    let filled = || -> Vec<BytesMut> { (0..4).map(|_| BytesMut::from(&bytes[..])).collect() };
+    report.measure(format!("tokio_codec/decode/sync/{n}"), || {
+        sync_decode(&bytes).count
+    });
+    let (mut codec, mut bufs) = (FrameCodec::default(), filled());
+    report.measure(format!("tokio_codec/decode/flatstream-codec/{n}"), || {
+        codec_decode(&mut codec, &mut bufs.pop().expect("a buffer")).count
+    });
+    let (mut ldc, mut bufs) = (length_delimited(), filled());
+    report.measure(format!("tokio_codec/decode/length-delimited/{n}"), || {
+        length_delimited_decode(&mut ldc, &mut bufs.pop().expect("a buffer")).count
+    });
+    let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+    report.measure(format!("tokio_codec/encode/sync/{n}"), || {
+        sync_encode(&mut writer, &rs);
+        n as u64
+    });
+    let mut builder = flatbuffers::FlatBufferBuilder::new();
+    let mut dst = BytesMut::new();
+    report.measure(format!("tokio_codec/encode/flatstream-codec/{n}"), || {
+        codec_encode(&mut codec, &mut builder, &mut dst, &rs);
+        n as u64
+    });
+    report.measure(format!("tokio_codec/encode/length-delimited/{n}"), || {
+        length_delimited_encode(&mut ldc, &mut builder, &mut dst, &rs);
+        n as u64
+    });
+    let mut lo = Loopback::new().expect("a loopback connection");
+    for (size, count) in [(24usize, 100_000u64), (4096, 10_000)] {
+        let p = payload(size);
+        report.measure(format!("tokio_tcp/async/{size}"), || {
+            lo.transfer(&p, count);
+            count
+        });
+    }
+}
+
 fn main() -> std::io::Result<()> {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not (criterion then tests).
     let args: Vec<String> = std::env::args().collect();
@@ -193,6 +243,8 @@ fn main() -> std::io::Result<()> {
     cold(&mut report, "serde_json", JsonCycle::default, &rs);
     cold(&mut report, "prost", ProstCycle::default, &rs);
     cold(&mut report, "tokio-codec", CodecCycle::default, &rs);
+
+    tokio_suite(&mut report);
 
     // read_path
     let bytes = telemetry_stream(100, DefaultFramer);

@@ -2,6 +2,7 @@
 //! the timing and allocation suites run the same code). The telemetry schema, the counting
 //! allocator and `Opaque` come from `flatstream-test-support`, which the tests share.
 
+pub mod async_framing;
 pub mod checksums;
 pub mod core_loops;
 pub mod cycle;

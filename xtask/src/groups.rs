@@ -129,6 +129,33 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "tokio_codec",
+        title: "tokio: the codec against `LengthDelimitedCodec`",
+        description: "The 100 000 telemetry frames (no checksum) decoded, each payload verified \
+            with `flatbuffers::root` and its fields read, and the readings encoded with a reused \
+            builder. `flatstream-codec` is `FrameCodec` (payloads as `Bytes` split from a \
+            `BytesMut` filled in untimed setup; encoding from the finished builder into a reused \
+            `BytesMut`), `length-delimited` is tokio-util's `LengthDelimitedCodec` with 4-byte \
+            little-endian lengths (the same bytes; it encodes from an owned `Bytes`, a copy of \
+            each payload), `sync` is `StreamReader` in place over the same bytes and \
+            `StreamWriter` into a reused `Vec`.",
+        baseline: "sync",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "tokio_tcp",
+        title: "tokio: loopback TCP",
+        description: "`AsyncStreamWriter` behind a 64 KiB `BufWriter` → a loopback TCP \
+            connection → `AsyncStreamReader`, writing and reading concurrently on a tokio \
+            runtime: 100 000 frames of 24 B, 10 000 of 4 KiB per iteration. Throughput counts \
+            messages; payload bytes per second are that times the payload size. Allocations \
+            count the reading and writing futures, not the runtime's worker thread.",
+        baseline: "async",
+        parameter: "payload bytes",
+        layout: Layout::Flat,
+    },
+    GroupConfig {
         group: "checksum",
         title: "Checksums",
         description: "The checksum algorithms alone, and reading frames that carry them.",

@@ -32,6 +32,7 @@
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
 //! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], `From<Error> for std::io::Error` | no |
+//! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
 //! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
@@ -45,7 +46,8 @@
 //! verified frame, a frame rejected for its content, a frame not all there yet, or a framing
 //! error. Every reader drives it and only moves bytes: [`StreamReader`] (any `Read`, copying
 //! into its buffer, or in place over `&[u8]` and `Cursor`), [`BufReadStreamReader`] (in place in
-//! a `BufRead`'s buffer), [`Frames`] (a slice), [`Recover`] and [`Salvage`]. They share one
+//! a `BufRead`'s buffer), [`Frames`] (a slice; `BytesFrames` with the `bytes` feature),
+//! [`Recover`] and [`Salvage`]. They share one
 //! surface, [`MessageReader`], and one lending iterator, [`Messages`].
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
@@ -63,6 +65,8 @@ extern crate std;
 
 #[cfg(feature = "std")]
 mod bufread;
+#[cfg(feature = "bytes")]
+mod bytes_frames;
 mod checksum;
 pub mod decode;
 mod error;
@@ -85,6 +89,8 @@ mod writer;
 #[cfg(feature = "std")]
 #[allow(deprecated)]
 pub use bufread::{BufReadStreamReader, BufStreamReader};
+#[cfg(feature = "bytes")]
+pub use bytes_frames::BytesFrames;
 pub use checksum::{Checksum, NoChecksum};
 pub use error::{Error, Result, ValidationFailure};
 pub use framer::{

@@ -21,3 +21,33 @@ flatstream_test_support::reader_contract! {
     buf_read_slice: BufReadSlice,
     frames: SliceFrames,
 }
+
+/// `BytesFrames`, the slice iterator over a `Bytes`, read through `MessageReader`.
+#[cfg(feature = "bytes")]
+struct BytesFramesDriver;
+
+#[cfg(feature = "bytes")]
+impl flatstream_test_support::contract::Driver for BytesFramesDriver {
+    const NAME: &'static str = "BytesFrames";
+    const HAS_IO: bool = false;
+    const MIN_CAPACITY: Option<usize> = None;
+
+    fn open<'a, D: flatstream_core::Deframer + 'a>(
+        input: &'a flatstream_test_support::contract::Input,
+        deframer: D,
+    ) -> Box<dyn flatstream_test_support::contract::Subject + 'a> {
+        let frames = flatstream_core::BytesFrames::new(
+            bytes::Bytes::copy_from_slice(&input.bytes),
+            deframer,
+        );
+        match input.max_frame_len {
+            Some(max) => Box::new(frames.with_max_frame_len(max)),
+            None => Box::new(frames),
+        }
+    }
+}
+
+#[cfg(feature = "bytes")]
+flatstream_test_support::reader_contract! {
+    bytes_frames: BytesFramesDriver,
+}

@@ -45,6 +45,9 @@
 //!   parsing in the source's own buffer (a `BufReader`'s, say); and [`Frames`] over a byte slice
 //!   such as a memory-mapped file. All implement [`MessageReader`], and all drive the one
 //!   sans-I/O [`decode::Decoder`], which a driver of your own can use too.
+//! - Async, with the `tokio` feature: `FrameCodec` for tokio-util's `FramedRead`/`FramedWrite`
+//!   (each payload a `bytes::Bytes` another task can own), `AsyncStreamReader` and
+//!   `AsyncStreamWriter` with the sync vocabulary.
 //! - The wire layout: [`frame`] (header encoding, sizes, the default bound).
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
 //!   [`ChecksumDeframer`] with a [`Checksum`]: `XxHash64`, `Crc32`, `Crc16`, `Crc32c` (one
@@ -67,6 +70,8 @@
 //! | `crc16` | no | `Crc16` (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
 //! | `crc32c` | no | `Crc32c` (CRC-32C, 4 bytes) | only in streams framed with it |
 //! | `all_checksums` | no | all four | only in streams framed with them |
+//! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
+//! | `tokio` | no | `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` (the `flatstream-tokio` crate) | no |
 //! | `unchecked` | no | `UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, the wire layout, the
@@ -99,8 +104,10 @@ pub use flatstream_checksum::Crc32c;
 pub use flatstream_checksum::XxHash64;
 pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
 pub use flatstream_core::*;
+#[cfg(feature = "tokio")]
+pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, FrameCodec};
 
 /// The Rust examples of README.md, compiled and run as doctests.
-#[cfg(all(doctest, feature = "std", feature = "xxhash"))]
+#[cfg(all(doctest, feature = "std", feature = "xxhash", feature = "tokio"))]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeDoctests;

@@ -1,0 +1,198 @@
+//! Workloads of the tokio suite, shared with the allocation suite: decoding and encoding the
+//! telemetry frames through flatstream's `FrameCodec`, through tokio-util's
+//! `LengthDelimitedCodec` (4-byte little-endian lengths: the same bytes) and through the sync
+//! reader and writer; and the async writer → reader over a loopback TCP connection.
+//!
+//! Every decode verifies each payload with `flatbuffers::root::<Telemetry>` and folds its three
+//! fields into [`Totals`], whichever side found the frame.
+
+use crate::cycle::Totals;
+use bytes::{Bytes, BytesMut};
+use flatbuffers::FlatBufferBuilder;
+use flatstream::{
+    AsyncStreamReader, AsyncStreamWriter, DefaultDeframer, DefaultFramer, FrameCodec, StreamReader,
+    StreamSerialize, StreamWriter,
+};
+use flatstream_test_support::telemetry::{Reading, Telemetry};
+use tokio::io::BufWriter;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::runtime::Runtime;
+use tokio_util::codec::{Decoder, Encoder, LengthDelimitedCodec};
+
+/// tokio-util's codec set to flatstream's plain format: 4-byte little-endian lengths.
+pub fn length_delimited() -> LengthDelimitedCodec {
+    LengthDelimitedCodec::builder()
+        .little_endian()
+        .length_field_length(4)
+        .new_codec()
+}
+
+#[inline(always)]
+fn fold(totals: &mut Totals, payload: &[u8]) {
+    let t = flatbuffers::root::<Telemetry<'_>>(payload).expect("a valid FlatBuffer");
+    totals.add(t.device_id(), t.timestamp(), t.value());
+}
+
+/// Decodes every frame of `buf` with `FrameCodec`, consuming it.
+pub fn codec_decode(codec: &mut FrameCodec, buf: &mut BytesMut) -> Totals {
+    let mut totals = Totals::default();
+    while let Some(payload) = codec.decode(buf).expect("valid frames") {
+        fold(&mut totals, &payload);
+    }
+    totals
+}
+
+/// Decodes every frame of `buf` with `LengthDelimitedCodec`, consuming it.
+pub fn length_delimited_decode(codec: &mut LengthDelimitedCodec, buf: &mut BytesMut) -> Totals {
+    let mut totals = Totals::default();
+    while let Some(payload) = codec.decode(buf).expect("valid frames") {
+        fold(&mut totals, &payload);
+    }
+    totals
+}
+
+/// Decodes every frame of `bytes` with the sync `StreamReader`, in place.
+pub fn sync_decode(bytes: &[u8]) -> Totals {
+    let mut totals = Totals::default();
+    StreamReader::new(bytes, DefaultDeframer)
+        .process_all(|payload| {
+            fold(&mut totals, payload);
+            Ok(())
+        })
+        .expect("valid frames");
+    totals
+}
+
+/// Encodes every reading with `FrameCodec` from a reused builder into `dst` (cleared first).
+pub fn codec_encode(
+    codec: &mut FrameCodec,
+    builder: &mut FlatBufferBuilder<'static>,
+    dst: &mut BytesMut,
+    readings: &[Reading],
+) {
+    dst.clear();
+    for r in readings {
+        builder.reset();
+        r.serialize(builder).expect("serialize a reading");
+        codec
+            .encode(&*builder, dst)
+            .expect("encode into a BytesMut");
+    }
+}
+
+/// Encodes every reading with `LengthDelimitedCodec`, which takes an owned `Bytes`: each payload
+/// is copied into one.
+pub fn length_delimited_encode(
+    codec: &mut LengthDelimitedCodec,
+    builder: &mut FlatBufferBuilder<'static>,
+    dst: &mut BytesMut,
+    readings: &[Reading],
+) {
+    dst.clear();
+    for r in readings {
+        builder.reset();
+        r.serialize(builder).expect("serialize a reading");
+        let payload = Bytes::copy_from_slice(builder.finished_data());
+        codec.encode(payload, dst).expect("encode into a BytesMut");
+    }
+}
+
+/// Writes every reading with the sync `StreamWriter` into its `Vec` (cleared first).
+pub fn sync_encode(writer: &mut StreamWriter<Vec<u8>, DefaultFramer>, readings: &[Reading]) {
+    writer.get_mut().clear();
+    for r in readings {
+        writer.write(r).expect("write to a Vec");
+    }
+}
+
+/// An `AsyncStreamWriter` (behind a 64 KiB `BufWriter`) and an `AsyncStreamReader` at the two
+/// ends of one loopback TCP connection, on a runtime of their own.
+pub struct Loopback {
+    rt: Runtime,
+    writer: AsyncStreamWriter<BufWriter<TcpStream>, DefaultFramer>,
+    reader: AsyncStreamReader<TcpStream, DefaultDeframer>,
+}
+
+impl Loopback {
+    /// Connects the two ends.
+    pub fn new() -> std::io::Result<Self> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_io()
+            .build()?;
+        let (writer, reader) = rt.block_on(async {
+            let listener = TcpListener::bind("127.0.0.1:0").await?;
+            let client = TcpStream::connect(listener.local_addr()?).await?;
+            let (server, _) = listener.accept().await?;
+            client.set_nodelay(true)?;
+            std::io::Result::Ok((client, server))
+        })?;
+        Ok(Loopback {
+            rt,
+            writer: AsyncStreamWriter::new(
+                BufWriter::with_capacity(64 * 1024, writer),
+                DefaultFramer,
+            ),
+            reader: AsyncStreamReader::new(reader, DefaultDeframer),
+        })
+    }
+
+    /// Writes `count` frames of `payload` and flushes, while reading them at the other end;
+    /// returns the payload bytes read.
+    pub fn transfer(&mut self, payload: &[u8], count: u64) -> u64 {
+        let (writer, reader) = (&mut self.writer, &mut self.reader);
+        self.rt.block_on(async {
+            let write = async {
+                for _ in 0..count {
+                    writer.write_payload(payload).await.expect("write");
+                }
+                writer.flush().await.expect("flush");
+            };
+            let read = async {
+                let mut bytes = 0;
+                for _ in 0..count {
+                    let p = reader.read_message().await.expect("read").expect("a frame");
+                    bytes += p.len() as u64;
+                }
+                bytes
+            };
+            tokio::join!(write, read).1
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cycle::readings;
+    use crate::paths::telemetry_stream;
+
+    #[test]
+    fn every_side_decodes_and_encodes_the_same() {
+        let rs = readings(1000);
+        let expected = Totals::of(&rs);
+        let bytes = telemetry_stream(1000, DefaultFramer);
+        assert!(sync_decode(&bytes).matches(&expected));
+        let mut buf = BytesMut::from(&bytes[..]);
+        assert!(codec_decode(&mut FrameCodec::default(), &mut buf).matches(&expected));
+        let mut buf = BytesMut::from(&bytes[..]);
+        assert!(length_delimited_decode(&mut length_delimited(), &mut buf).matches(&expected));
+
+        let mut builder = FlatBufferBuilder::new();
+        let mut dst = BytesMut::new();
+        codec_encode(&mut FrameCodec::default(), &mut builder, &mut dst, &rs);
+        assert_eq!(&dst[..], &bytes[..]);
+        length_delimited_encode(&mut length_delimited(), &mut builder, &mut dst, &rs);
+        assert_eq!(&dst[..], &bytes[..]);
+        let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+        sync_encode(&mut writer, &rs);
+        assert_eq!(writer.get_ref(), &bytes);
+    }
+
+    #[test]
+    fn loopback_transfers_every_frame() {
+        let mut lo = Loopback::new().unwrap();
+        assert_eq!(lo.transfer(&[7; 24], 1000), 24_000);
+        assert_eq!(lo.transfer(&[7; 4096], 100), 409_600);
+    }
+}

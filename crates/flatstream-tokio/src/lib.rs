@@ -1,0 +1,113 @@
+//! Async framing of FlatBuffers streams for tokio: a tokio-util codec whose payloads are
+//! [`Bytes`](bytes::Bytes), and an async reader and writer.
+//!
+//! ```text
+//! +-------------+-------------------------------+----------------------------+
+//! | len: u32 LE | checksum: 0, 2, 4 or 8 B, LE  | payload: a plain FlatBuffer |  frame
+//! +-------------+-------------------------------+----------------------------+
+//! ```
+//!
+//! The bytes are those of every flatstream reader and writer (and of FlatStream 0.2.x): a
+//! stream written by the sync `StreamWriter` is read here, and the other way round.
+//!
+//! ```
+//! use flatstream_core::{ChecksumDeframer, ChecksumFramer};
+//! use flatstream_checksum::XxHash64;
+//! use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter};
+//! use tokio::io::BufWriter;
+//! use tokio::net::{TcpListener, TcpStream};
+//!
+//! # tokio::runtime::Builder::new_current_thread().enable_io().build()?.block_on(async {
+//! let listener = TcpListener::bind("127.0.0.1:0").await?;
+//! let addr = listener.local_addr()?;
+//! let client = tokio::spawn(async move {
+//!     let socket = BufWriter::new(TcpStream::connect(addr).await?);
+//!     let mut writer = AsyncStreamWriter::new(socket, ChecksumFramer::new(XxHash64::new()));
+//!     for reading in ["boiler 71.5", "boiler 71.7"] {
+//!         writer.write(&reading).await?;
+//!     }
+//!     writer.shutdown().await // flushes, then ends the stream
+//! });
+//!
+//! let (socket, _) = listener.accept().await?;
+//! let mut reader = AsyncStreamReader::new(socket, ChecksumDeframer::new(XxHash64::new()))
+//!     .with_max_frame_len(64 * 1024); // untrusted input: bound what a header may claim
+//! let mut count = 0;
+//! reader
+//!     .process_all(|payload| {
+//!         assert!(flatbuffers::root::<&str>(payload)?.starts_with("boiler"));
+//!         count += 1;
+//!         Ok(())
+//!     })
+//!     .await?;
+//! assert_eq!(count, 2);
+//! client.await.expect("the client task")?;
+//! # Ok::<(), flatstream_core::Error>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The parts
+//!
+//! | type | over | payloads | for |
+//! |---|---|---|---|
+//! | [`FrameCodec`] | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static` | handing payloads to other tasks; `Stream`/`Sink` code |
+//! | [`AsyncStreamReader`] | any `AsyncRead` | `&[u8]` borrowed from its buffer (`read_message`, `process_all`), or `Bytes` (`read_bytes`) | reading in place, the sync reader's vocabulary |
+//! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload` | writing without copying payloads |
+//!
+//! All of them decode with flatstream's one sans-I/O
+//! [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length prefix
+//! alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received and
+//! never with what a header claims, and every error is a [`flatstream_core::Error`] with the
+//! offset of the frame concerned. A frame rejected for its content (by a validating deframer)
+//! does not end the stream. The reader's `read_message` and `read_bytes` are cancel safe: raced
+//! against a timeout in `tokio::select!`, they lose no bytes, and the next call resumes.
+//!
+//! # Compared with `LengthDelimitedCodec`
+//!
+//! tokio-util's `LengthDelimitedCodec`, set to 4-byte little-endian lengths, reads frames
+//! without checksum too. It reserves the whole declared length as soon as a header arrives (a
+//! peer that sends a header and trickles bytes holds that much memory), copies every payload
+//! into a `Bytes` of its own to encode it, knows no checksums and keeps its read buffer at its
+//! largest size. [`FrameCodec`] grows with the bytes received, encodes from a `&[u8]` or a
+//! finished builder without an intermediate buffer, verifies checksums, and can give memory
+//! back after a large frame ([`FrameCodec::with_reclaim`]). The figures are in the repository's
+//! `docs/benchmarks.md`.
+
+#![forbid(unsafe_code)]
+#![warn(clippy::cast_possible_truncation)]
+
+mod codec;
+mod reader;
+mod writer;
+
+pub use codec::FrameCodec;
+pub use reader::AsyncStreamReader;
+pub use writer::AsyncStreamWriter;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flatstream_core::{DefaultDeframer, DefaultFramer};
+
+    #[test]
+    fn public_types_are_send_and_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<FrameCodec>();
+        assert_send_sync::<AsyncStreamReader<tokio::net::TcpStream, DefaultDeframer>>();
+        assert_send_sync::<AsyncStreamWriter<tokio::net::TcpStream, DefaultFramer>>();
+    }
+
+    #[test]
+    fn futures_of_the_reader_and_writer_can_be_spawned() {
+        fn assert_send<T: Send>(_: &T) {}
+        let mut reader = AsyncStreamReader::new(&b""[..], DefaultDeframer);
+        assert_send(&reader.read_message());
+        assert_send(&reader.read_bytes());
+        assert_send(&reader.process_all(|_| Ok(())));
+        let mut writer = AsyncStreamWriter::new(Vec::new(), DefaultFramer);
+        assert_send(&writer.write(&"x"));
+        assert_send(&writer.write_payload(b"x"));
+        assert_send(&writer.flush());
+    }
+}
