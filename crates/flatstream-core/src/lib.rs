@@ -77,6 +77,7 @@ mod reader;
 mod recovery;
 mod salvage;
 mod serialize;
+mod split;
 #[cfg(test)]
 mod testing;
 #[cfg(feature = "std")]
@@ -102,6 +103,7 @@ pub use recovery::{RepairPolicy, Truncate};
 pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
+pub use split::{DEFAULT_CONFIRMATIONS, SplitFrames};
 #[cfg(feature = "std")]
 pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
 
