@@ -32,6 +32,7 @@
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
 //! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], `From<Error> for std::io::Error` | no |
+//! | `rayon` | no | `ParallelFrames`: a byte slice read on all cores through [`SplitFrames`]; implies `std` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
 //! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
@@ -71,6 +72,8 @@ mod framer;
 mod frames;
 #[cfg(feature = "std")]
 mod in_memory;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod read;
 #[cfg(feature = "std")]
 mod reader;
@@ -92,6 +95,8 @@ pub use framer::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
 pub use frames::Frames;
+#[cfg(feature = "rayon")]
+pub use parallel::ParallelFrames;
 pub use read::{IntoControlFlow, MessageReader, Messages};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;

@@ -163,7 +163,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// first frame boundary at or after it: 0, an index entry, or the
     /// [`position`](Self::position) where the split before ended. No resynchronization: this
     /// works for every framing, and reads from `range.start` exactly as a sequential reader
-    /// would.
+    /// would. A start at or past the end yields nothing, and [`position`](Self::position)
+    /// stays at the start.
     pub fn at_boundary(bytes: &'a [u8], range: Range<usize>, deframer: D) -> Self {
         let end = range.end.min(bytes.len());
         let start = range.start;
@@ -171,7 +172,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             bytes,
             start,
             end,
-            pos: start.min(end),
+            pos: start,
             first: (start < end).then_some(start),
             synced: true,
             failed: false,
@@ -204,6 +205,13 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             self.pos = self.first.unwrap_or(self.end);
         }
         self.first.map(|at| at as u64)
+    }
+
+    /// [`sync`](Self::sync), as an index into the bytes.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn sync_at(&mut self) -> Option<usize> {
+        self.sync();
+        self.first
     }
 
     /// Where the split was asked to start and end (the end clamped to the stream's length).
