@@ -2,18 +2,26 @@
 //!
 //! ```text
 //!  bytes  |----------- split 0 -----------|----------- split 1 -----------|---- split 2 ----|
-//!  1. in parallel, per split: resynchronize (split 0 starts at 0), then walk the frames'
-//!     lengths (no checksum) to the first boundary at or after the split's end
-//!  2. in stream order: each split must start where the walk of the one before ended;
-//!     one that does not is walked again from there (no frame is handed out yet)
-//!  3. in parallel: decode and verify each split's frames, hand them to the callback
+//!
+//!  splits(), process_all():
+//!   1. in parallel, per split: resynchronize (split 0 starts at 0), then walk the frames'
+//!      lengths (no checksum) to the first boundary at or after the split's end
+//!   2. in stream order: each split must start where the walk of the one before ended; one
+//!      that does not is walked again from there (no frame has been handed out yet)
+//!   3. in parallel: decode and verify each split's frames, hand them to the callback
+//!
+//!  process_all_ordered():
+//!   1. in parallel, a few splits at a time: resynchronize, decode, verify, map
+//!   2. on the calling thread, in stream order: the join check on the positions the decoding
+//!      reached (a split that fails it is mapped again from the right boundary), then the sink
 //! ```
 //!
-//! Step 2 is the join check of [`SplitFrames`]: it makes the splits exactly the frames a
-//! sequential reader sees, whatever the payloads contain, so no callback ever sees a frame a
-//! sequential reader would not.
+//! Either way the join check of [`SplitFrames`] runs before a frame reaches the user's
+//! unordered callback or the sink, so the frames handed out are exactly those of a sequential
+//! reader, whatever the payloads contain. The unordered path pays for it with a walk over the
+//! lengths of the frames (one read per frame, no hashing); the ordered path checks the joins
+//! for free, since its sink runs after the mapping anyway.
 
-use crate::decode::Decoder;
 use crate::error::{Error, Result};
 use crate::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::framer::Deframer;
@@ -260,7 +268,10 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// Put the costly work in `map` (FlatBuffers verification, reading the fields) and what
     /// needs order or `&mut` state in `sink`. Splits are mapped a few at a time, one group
     /// while `sink` takes the results of the one before, so memory holds the results of at
-    /// most four splits per thread.
+    /// most four splits per thread. Over a checksummed stream each split finds its first frame
+    /// as it is mapped, and the join check runs as results reach `sink`: a split that did not
+    /// start where the one before ended is mapped again from there first, so there is no walk
+    /// over the lengths beforehand.
     ///
     /// `sink` sees exactly what a sequential `process_all` with `map` then `sink` would:
     /// `Ok(ControlFlow::Break(()))` stops the read without an error, and the first error (of
@@ -278,7 +289,12 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
         C: IntoControlFlow,
     {
         let window = rayon::current_num_threads().saturating_mul(2).max(1);
-        let mut splits = self.splits().into_iter();
+        let mut splits = if self.deframer.checksum_size() > 0 {
+            self.unjoined_splits()
+        } else {
+            self.splits()
+        }
+        .into_iter();
         let halted = AtomicBool::new(false);
         let map_window = |window: Vec<SplitFrames<'a, &D>>| -> Vec<Mapped<T>> {
             window
@@ -287,6 +303,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
                 .collect()
         };
         let mut ready = map_window(splits.by_ref().take(window).collect());
+        let mut reach = 0;
         while !ready.is_empty() {
             let upcoming: Vec<_> = splits.by_ref().take(window).collect();
             let mut mapped = Vec::new();
@@ -294,7 +311,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
                 if !upcoming.is_empty() {
                     scope.spawn(|_| mapped = map_window(upcoming));
                 }
-                let drained = drain(ready, &mut sink);
+                let drained = self.drain(ready, &mut reach, &map, &mut sink, &halted);
                 if !matches!(drained, Ok(ControlFlow::Continue(()))) {
                     halted.store(true, Ordering::Relaxed);
                 }
@@ -306,6 +323,66 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
             ready = mapped;
         }
         Ok(())
+    }
+
+    /// One split per range, each to resynchronize on its own: no join checked yet.
+    fn unjoined_splits(&self) -> Vec<SplitFrames<'a, &D>> {
+        let len = self.bytes.len();
+        let split_len = self.split_len();
+        (0..len.div_ceil(split_len))
+            .filter_map(|k| {
+                let range = k * split_len..len.min((k + 1) * split_len);
+                let split = SplitFrames::new(self.bytes, range, &self.deframer).ok()?;
+                Some(
+                    split
+                        .with_max_frame_len(self.max_frame_len)
+                        .with_confirmations(self.confirmations),
+                )
+            })
+            .collect()
+    }
+
+    /// Hands mapped splits to `sink` in order, up to the first error or break, after the join
+    /// check: a split that does not start at `reach`, where the one before ended, is mapped
+    /// again from there.
+    fn drain<M, T, S, C>(
+        &self,
+        ready: Vec<Mapped<T>>,
+        reach: &mut usize,
+        map: &M,
+        sink: &mut S,
+        halted: &AtomicBool,
+    ) -> Result<ControlFlow<()>>
+    where
+        M: Fn(&'a [u8]) -> Result<T>,
+        S: FnMut(T) -> Result<C>,
+        C: IntoControlFlow,
+    {
+        for mapped in ready {
+            let mapped = match mapped.first {
+                Some(first) if first == *reach => mapped,
+                None if *reach >= mapped.range.end => continue, // no frame starts in it
+                _ => {
+                    let split = SplitFrames::at_boundary(
+                        self.bytes,
+                        *reach..mapped.range.end,
+                        &self.deframer,
+                    )
+                    .with_max_frame_len(self.max_frame_len);
+                    map_split(split, map, halted)
+                }
+            };
+            for (at, value) in mapped.results {
+                if flow(sink(value), at)?.is_break() {
+                    return Ok(ControlFlow::Break(()));
+                }
+            }
+            if let Some(error) = mapped.error {
+                return Err(error);
+            }
+            *reach = mapped.end;
+        }
+        Ok(ControlFlow::Continue(()))
     }
 }
 
@@ -330,9 +407,12 @@ fn walk<D: Deframer>(decoder: &Decoder<D>, bytes: &[u8], mut at: usize, until: u
     Walk::Reached(at)
 }
 
-/// What `map` made of one split's frames: the results with their frames' offsets, then the
-/// error that ended the split, if one did.
+/// What `map` made of one split's frames: where the split started and ended, the results with
+/// their frames' offsets, then the error that ended the split, if one did.
 struct Mapped<T> {
+    range: Range<usize>,
+    first: Option<usize>,
+    end: usize,
     results: Vec<(u64, T)>,
     error: Option<Error>,
 }
@@ -342,6 +422,7 @@ where
     D: Deframer,
     M: Fn(&'a [u8]) -> Result<T>,
 {
+    let first = split.sync_at();
     let mut results = Vec::new();
     let error = loop {
         if halted.load(Ordering::Relaxed) {
@@ -357,24 +438,13 @@ where
             Some(Err(e)) => break Some(e),
         }
     };
-    Mapped { results, error }
-}
-
-/// Hands mapped results to `sink` in order, up to the first error or break.
-fn drain<T, S, C>(ready: Vec<Mapped<T>>, sink: &mut S) -> Result<ControlFlow<()>>
-where
-    S: FnMut(T) -> Result<C>,
-    C: IntoControlFlow,
-{
-    for mapped in ready {
-        for (at, value) in mapped.results {
-            if flow(sink(value), at)?.is_break() {
-                return Ok(ControlFlow::Break(()));
-            }
-        }
-        if let Some(error) = mapped.error {
-            return Err(error);
-        }
+    Mapped {
+        range: split.range(),
+        first,
+        // The split's offsets are those of the slice: they fit `usize`.
+        #[allow(clippy::cast_possible_truncation)]
+        end: split.position() as usize,
+        results,
+        error,
     }
-    Ok(ControlFlow::Continue(()))
 }
