@@ -22,6 +22,7 @@
 //! lengths of the frames (one read per frame, no hashing); the ordered path checks the joins
 //! for free, since its sink runs after the mapping anyway.
 
+use crate::decode::Decoder;
 use crate::error::{Error, Result};
 use crate::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::framer::Deframer;
