@@ -39,28 +39,6 @@ fn scaling(c: &mut Criterion) {
             b.iter(|| black_box(pool.install(|| parallel(black_box(&map[..])).unwrap())));
         });
     }
-    for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        group.bench_function(BenchmarkId::new("folded", threads), |b| {
-            b.iter(|| {
-                black_box(
-                    pool.install(|| {
-                        flatstream_bench::scaling::folded(black_box(&map[..])).unwrap()
-                    }),
-                )
-            });
-        });
-        group.bench_function(BenchmarkId::new("splits", threads), |b| {
-            b.iter(|| {
-                black_box(
-                    pool.install(|| flatstream_bench::scaling::splits_only(black_box(&map[..]))),
-                )
-            });
-        });
-    }
     group.finish();
     drop(map);
     let _ = std::fs::remove_file(path);

@@ -64,36 +64,3 @@ mod tests {
         );
     }
 }
-
-/// TEMP: splits folded.
-pub fn folded(bytes: &[u8]) -> flatstream::Result<Totals> {
-    use rayon::prelude::*;
-    let reader = ParallelFrames::new(bytes, ChecksumDeframer::new(XxHash64))
-        .with_max_frame_len(MAX_FRAME_LEN);
-    let parts: Vec<flatstream::Result<Totals>> = reader
-        .splits()
-        .into_par_iter()
-        .map(|split| {
-            let mut totals = Totals::default();
-            for payload in split {
-                let t = flatbuffers::root::<Telemetry<'_>>(payload?)?;
-                totals.add(t.device_id(), t.timestamp(), t.value());
-            }
-            Ok(totals)
-        })
-        .collect();
-    let mut totals = Totals::default();
-    for p in parts {
-        let p = p?;
-        totals.count += p.count;
-    }
-    Ok(totals)
-}
-
-/// TEMP: splits only.
-pub fn splits_only(bytes: &[u8]) -> usize {
-    ParallelFrames::new(bytes, ChecksumDeframer::new(XxHash64))
-        .with_max_frame_len(MAX_FRAME_LEN)
-        .splits()
-        .len()
-}
