@@ -46,8 +46,10 @@
 //! verified frame, a frame rejected for its content, a frame not all there yet, or a framing
 //! error. Every reader drives it and only moves bytes: [`StreamReader`] (any `Read`, copying
 //! into its buffer, or in place over `&[u8]` and `Cursor`), [`BufReadStreamReader`] (in place in
-//! a `BufRead`'s buffer), [`Frames`] (a slice), [`Recover`] and [`Salvage`]. They share one
-//! surface, [`MessageReader`], and one lending iterator, [`Messages`].
+//! a `BufRead`'s buffer), [`Frames`] (a slice), [`Recover`], [`Salvage`] and [`SplitFrames`] (the
+//! frames that start in one byte range of a checksummed stream; `ParallelFrames`, feature
+//! `rayon`, reads a slice on all cores through such splits). They share one surface,
+//! [`MessageReader`], and one lending iterator, [`Messages`].
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
