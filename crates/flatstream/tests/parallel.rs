@@ -265,3 +265,11 @@ fn a_deframer_chosen_at_run_time_works_boxed() {
         .unwrap();
     assert_eq!(count, 2000);
 }
+
+#[test]
+fn split_and_parallel_readers_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<flatstream::SplitFrames<'static, ChecksumDeframer<XxHash64>>>();
+    assert_send_sync::<ParallelFrames<'static, ChecksumDeframer<XxHash64>>>();
+    assert_send_sync::<ParallelFrames<'static, Box<dyn Deframer + Sync + Send>>>();
+}
