@@ -19,6 +19,7 @@ mod machine;
 mod prose;
 mod render;
 mod run;
+mod scaling;
 mod snapshot;
 mod svg;
 mod tables;

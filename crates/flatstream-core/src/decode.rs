@@ -143,6 +143,17 @@ impl<'a> Frame<'a> {
     pub fn is_empty(&self) -> bool {
         false
     }
+
+    /// Whether the checksum field and the payload are all zero bytes.
+    ///
+    /// Such a frame verifies under CRC-32 and CRC-32C when empty, and under CRC-16/XMODEM at
+    /// any length, so zero-filled bytes (the commonest damage, and common inside FlatBuffers)
+    /// spell frames that verify. No FlatBuffer is all zeros (its first four bytes are the
+    /// non-zero offset of its root): drivers that search for frames ([`Salvage`](crate::Salvage),
+    /// [`SplitFrames`](crate::SplitFrames)) never take one as evidence of a frame boundary.
+    pub fn is_zero(&self) -> bool {
+        self.checksum.iter().chain(self.payload).all(|&b| b == 0)
+    }
 }
 
 /// A frame that is not all there: the bytes it needs and the bytes present.
@@ -269,6 +280,21 @@ impl<D: Deframer> Decoder<D> {
             })),
             Err(error) => rejected(error, frame.len()),
         }
+    }
+}
+
+impl<D: Deframer> Decoder<D> {
+    /// Length of the frame at the front of `bytes`, header included, **without verifying it**:
+    /// `Some` exactly where [`decode`](Self::decode) would look at a whole frame within the
+    /// bound (and then verify it), `None` where it would report a frame cut short or a length
+    /// over the bound.
+    ///
+    /// For a driver that needs only where frames start, such as the walk that checks where
+    /// each split of a parallel read begins: it reads one length per frame and hashes nothing.
+    /// Payloads found this way are not verified; hand out only what `decode` returns.
+    #[inline]
+    pub fn unverified_len(&self, bytes: &[u8]) -> Option<usize> {
+        complete_frame(bytes, self.header_len(), self.max_frame_len()).map(<[u8]>::len)
     }
 }
 

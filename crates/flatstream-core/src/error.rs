@@ -81,6 +81,20 @@ pub enum Error {
         offset: u64,
     },
 
+    /// A split of a stream without a checksum was asked to start past the stream's first byte.
+    ///
+    /// Finding where a frame starts in the middle of a stream relies on checksums: without
+    /// one, any four bytes spell a plausible length. Read such a stream from its start, or
+    /// split it at offsets known to be frame boundaries (a sidecar index's entries); see
+    /// [`SplitFrames`](crate::SplitFrames).
+    #[error(
+        "cannot find a frame boundary from offset {offset} in a stream without a checksum: read it from its start or through an index"
+    )]
+    Unsplittable {
+        /// Where the split was asked to start.
+        offset: u64,
+    },
+
     /// A validator rejected the payload.
     #[error("validation failed for frame at offset {offset}: {details}")]
     Validation {
@@ -116,7 +130,8 @@ impl Error {
             | Error::FrameTooLarge { offset, .. }
             | Error::ChecksumMismatch { offset, .. }
             | Error::InvalidFlatbuffer { offset, .. }
-            | Error::Validation { offset, .. } => *offset,
+            | Error::Validation { offset, .. }
+            | Error::Unsplittable { offset } => *offset,
         }
     }
 

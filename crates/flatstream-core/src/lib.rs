@@ -33,6 +33,7 @@
 //! |---|---|---|---|
 //! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], `From<Error> for std::io::Error` | no |
 //! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
+//! | `rayon` | no | `ParallelFrames`: a byte slice read on all cores through [`SplitFrames`]; implies `std` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
 //! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
@@ -47,8 +48,10 @@
 //! error. Every reader drives it and only moves bytes: [`StreamReader`] (any `Read`, copying
 //! into its buffer, or in place over `&[u8]` and `Cursor`), [`BufReadStreamReader`] (in place in
 //! a `BufRead`'s buffer), [`Frames`] (a slice; `BytesFrames` with the `bytes` feature),
-//! [`Recover`] and [`Salvage`]. They share one
-//! surface, [`MessageReader`], and one lending iterator, [`Messages`].
+//! [`Recover`], [`Salvage`] and [`SplitFrames`] (the frames that start in one byte range of a
+//! checksummed stream; `ParallelFrames`, feature `rayon`, reads a slice on all cores through
+//! such splits). They share one surface, [`MessageReader`], and one lending iterator,
+//! [`Messages`].
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
@@ -75,12 +78,15 @@ mod framer;
 mod frames;
 #[cfg(feature = "std")]
 mod in_memory;
+#[cfg(feature = "rayon")]
+mod parallel;
 mod read;
 #[cfg(feature = "std")]
 mod reader;
 mod recovery;
 mod salvage;
 mod serialize;
+mod split;
 #[cfg(test)]
 mod testing;
 #[cfg(feature = "std")]
@@ -97,6 +103,8 @@ pub use framer::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
 pub use frames::Frames;
+#[cfg(feature = "rayon")]
+pub use parallel::ParallelFrames;
 pub use read::{IntoControlFlow, MessageReader, Messages};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;
@@ -108,6 +116,7 @@ pub use recovery::{RepairPolicy, Truncate};
 pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
+pub use split::{DEFAULT_CONFIRMATIONS, SplitFrames};
 #[cfg(feature = "std")]
 pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
 

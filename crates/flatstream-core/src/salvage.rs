@@ -166,11 +166,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     fn try_at(&self, at: usize) -> Try<'a> {
         let bytes: &'a [u8] = self.bytes;
         match self.decoder.decode(&bytes[at..], at as u64) {
-            Ok(Decoded::Frame(frame))
-                if all_zero(frame.checksum_field()) && all_zero(frame.payload()) =>
-            {
-                Try::Zero
-            }
+            Ok(Decoded::Frame(frame)) if frame.is_zero() => Try::Zero,
             Ok(Decoded::Frame(frame)) => Try::Frame {
                 payload: frame.payload(),
                 len: frame.len(),
@@ -244,10 +240,6 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
             end: self.bytes.len() as u64,
         })
     }
-}
-
-fn all_zero(bytes: &[u8]) -> bool {
-    bytes.iter().all(|&b| b == 0)
 }
 
 impl<D: Deframer> core::iter::FusedIterator for Salvage<'_, D> {}

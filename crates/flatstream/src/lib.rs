@@ -58,6 +58,9 @@
 //! - After a crash or damage: [`Recover`] finds the intact prefix of a stream and repairs a
 //!   journal with a torn tail; [`Salvage`] keeps every intact frame of a damaged checksummed
 //!   stream, skipping the damage (see `docs/robustness.md`).
+//! - Splitting: [`SplitFrames`] reads the frames that start in one byte range of a checksummed
+//!   stream, for workers that each take a range; `ParallelFrames` (feature `rayon`) reads a
+//!   byte slice on all cores through such splits (see `docs/design.md`).
 //! - Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
 //!
 //! # Features
@@ -72,6 +75,7 @@
 //! | `all_checksums` | no | all four | only in streams framed with them |
 //! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
 //! | `tokio` | no | `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` (the `flatstream-tokio` crate) | no |
+//! | `rayon` | no | `ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`SplitFrames`], unordered or in stream order | no |
 //! | `unchecked` | no | `UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, the wire layout, the

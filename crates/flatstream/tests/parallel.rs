@@ -1,0 +1,275 @@
+//! `ParallelFrames` (feature `rayon`): both orders hand out exactly the frames of a sequential
+//! read, on pools of 1 to 4 threads, and errors carry the offsets a sequential reader gives.
+#![cfg(feature = "rayon")]
+
+use flatstream::{
+    ChecksumDeframer, ChecksumFramer, Crc16, DefaultDeframer, Deframer, Error, Frames,
+    ParallelFrames, XxHash64,
+};
+use flatstream_test_support::stream_with;
+use proptest::prelude::*;
+use std::ops::ControlFlow;
+use std::sync::Mutex;
+
+const MAX: usize = 4096;
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a thread pool")
+}
+
+/// The frames a sequential reader hands out, as `(offset, payload)`, and its first error.
+fn sequential<D: Deframer>(bytes: &[u8], deframer: D) -> (Vec<(u64, &[u8])>, Option<u64>) {
+    let mut frames = Frames::new(bytes, deframer).with_max_frame_len(MAX);
+    let mut out = Vec::new();
+    loop {
+        let at = frames.position();
+        match frames.next() {
+            None => return (out, None),
+            Some(Ok(payload)) => out.push((at, payload)),
+            Some(Err(e)) => return (out, Some(e.offset())),
+        }
+    }
+}
+
+/// Where `payload` lies in `bytes`: the offset of its frame, given the header's length.
+fn frame_offset(bytes: &[u8], payload: &[u8], header: usize) -> u64 {
+    (payload.as_ptr() as usize - bytes.as_ptr() as usize - header) as u64
+}
+
+/// Both orders against the sequential read, on a pool of `threads`.
+fn check<D: Deframer + Sync + Copy>(bytes: &[u8], deframer: D, split_len: usize, threads: usize) {
+    let header = 4 + deframer.checksum_size();
+    let (expected, error) = sequential(bytes, deframer);
+    let reader = ParallelFrames::new(bytes, deframer)
+        .with_max_frame_len(MAX)
+        .with_split_len(split_len);
+    pool(threads).install(|| {
+        // In stream order: exactly the sequential frames, then the same error.
+        let mut seen = Vec::new();
+        let result = reader.process_all_ordered(
+            |payload| Ok((frame_offset(bytes, payload, header), payload)),
+            |item| {
+                seen.push(item);
+                Ok(())
+            },
+        );
+        assert_eq!(seen, expected);
+        assert_eq!(result.err().map(|e| e.offset()), error);
+
+        // Unordered: the same frames once each (frames after an error may be handed out too).
+        let seen = Mutex::new(Vec::new());
+        let result = reader.process_all(|payload| {
+            seen.lock()
+                .unwrap()
+                .push((frame_offset(bytes, payload, header), payload));
+            Ok(())
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(result.err().map(|e| e.offset()), error);
+        if error.is_none() {
+            assert_eq!(seen, expected);
+        } else {
+            assert!(expected.iter().all(|f| seen.contains(f)));
+        }
+
+        // The splits themselves, read in order up to the first error, are the sequential read.
+        let mut joined = Vec::new();
+        let mut first_error = None;
+        'splits: for split in reader.splits() {
+            for item in split {
+                match item {
+                    Ok(payload) => joined.push((frame_offset(bytes, payload, header), payload)),
+                    Err(e) => {
+                        first_error = Some(e.offset());
+                        break 'splits;
+                    }
+                }
+            }
+        }
+        assert_eq!((joined, first_error), (expected, error));
+    });
+}
+
+fn payloads() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let nested = prop::collection::vec(prop::collection::vec(any::<u8>(), 0..12), 1..5)
+        .prop_map(|inner| stream_with(ChecksumFramer::new(XxHash64), &inner));
+    let payload = prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..64),
+        (0usize..24).prop_map(|n| vec![0; n]),
+        nested,
+    ];
+    prop::collection::vec(payload, 0..60)
+}
+
+fn damage(bytes: &mut Vec<u8>, damage: Option<(usize, bool)>) {
+    if let (Some((at, cut)), false) = (damage, bytes.is_empty()) {
+        let at = at % bytes.len();
+        if cut {
+            bytes.truncate(at);
+        } else {
+            bytes[at] ^= 0x5A;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn checksummed_streams_read_in_parallel_as_sequentially(
+        payloads in payloads(),
+        hit in prop::option::of((any::<usize>(), any::<bool>())),
+        split_len in 1usize..300,
+        threads in 1usize..=4,
+    ) {
+        let mut bytes = stream_with(ChecksumFramer::new(XxHash64), &payloads);
+        damage(&mut bytes, hit);
+        check(&bytes, ChecksumDeframer::new(XxHash64), split_len, threads);
+        let mut bytes = stream_with(ChecksumFramer::new(Crc16), &payloads);
+        damage(&mut bytes, hit);
+        check(&bytes, ChecksumDeframer::new(Crc16), split_len, threads);
+    }
+
+    #[test]
+    fn streams_without_a_checksum_read_in_parallel_as_sequentially(
+        payloads in payloads(),
+        hit in prop::option::of((any::<usize>(), any::<bool>())),
+        split_len in 1usize..300,
+        threads in 1usize..=4,
+    ) {
+        let mut bytes = flatstream_test_support::stream(&payloads);
+        damage(&mut bytes, hit);
+        check(&bytes, DefaultDeframer, split_len, threads);
+    }
+}
+
+/// 2 000 frames of 4-byte counters, checksummed.
+fn counters() -> Vec<u8> {
+    let payloads: Vec<[u8; 4]> = (0..2000u32).map(u32::to_le_bytes).collect();
+    stream_with(ChecksumFramer::new(XxHash64), &payloads)
+}
+
+fn counter(payload: &[u8]) -> u32 {
+    u32::from_le_bytes(payload.try_into().expect("4 bytes"))
+}
+
+#[test]
+fn a_callback_error_carries_the_offset_of_its_frame_in_the_whole_stream() {
+    let bytes = counters();
+    let reader = ParallelFrames::new(&bytes, ChecksumDeframer::new(XxHash64)).with_split_len(512);
+    let reject = |payload: &[u8]| match counter(payload) {
+        n @ (1234 | 1500) => Err(Error::validation("test", format!("counter {n}"), 0)),
+        n => Ok(n),
+    };
+    pool(2).install(|| {
+        let err = reader.process_all(|p| reject(p).map(drop)).unwrap_err();
+        assert_eq!(
+            err.offset(),
+            1234 * 16,
+            "the first failing frame in stream order"
+        );
+
+        let mut sunk = 0;
+        let err = reader
+            .process_all_ordered(reject, |n| {
+                assert_eq!(n, sunk);
+                sunk += 1;
+                Ok(())
+            })
+            .unwrap_err();
+        assert_eq!((err.offset(), sunk), (1234 * 16, 1234));
+
+        let err = reader
+            .process_all_ordered(
+                |p| Ok(counter(p)),
+                |n| match n {
+                    777 => Err(Error::validation("sink", "no", 0)),
+                    _ => Ok(()),
+                },
+            )
+            .unwrap_err();
+        assert_eq!(err.offset(), 777 * 16, "a sink's error is stamped too");
+    });
+}
+
+#[test]
+fn a_corrupt_frame_is_reported_at_its_offset_after_every_frame_before_it() {
+    let mut bytes = counters();
+    bytes[1000 * 16 + 13] ^= 1; // the payload of frame 1000
+    let reader = ParallelFrames::new(&bytes, ChecksumDeframer::new(XxHash64)).with_split_len(700);
+    pool(2).install(|| {
+        let mut sunk = Vec::new();
+        let err = reader
+            .process_all_ordered(
+                |p| Ok(counter(p)),
+                |n| {
+                    sunk.push(n);
+                    Ok(())
+                },
+            )
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::ChecksumMismatch { offset: 16_000, .. }
+        ));
+        assert_eq!(sunk, (0..1000).collect::<Vec<_>>());
+        let err = reader.process_all(|_| Ok(())).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::ChecksumMismatch { offset: 16_000, .. }
+        ));
+    });
+}
+
+#[test]
+fn break_stops_the_read_without_an_error() {
+    let bytes = counters();
+    let reader = ParallelFrames::new(&bytes, ChecksumDeframer::new(XxHash64)).with_split_len(256);
+    pool(3).install(|| {
+        let mut sunk = 0;
+        reader
+            .process_all_ordered(
+                |p| Ok(counter(p)),
+                |n| {
+                    sunk += 1;
+                    Ok(if n == 99 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    })
+                },
+            )
+            .unwrap();
+        assert_eq!(sunk, 100);
+        reader.process_all(|_| Ok(ControlFlow::Break(()))).unwrap();
+    });
+}
+
+#[test]
+fn a_deframer_chosen_at_run_time_works_boxed() {
+    let bytes = counters();
+    let deframer: Box<dyn Deframer + Sync> = Box::new(ChecksumDeframer::new(XxHash64));
+    let mut count = 0;
+    ParallelFrames::new(&bytes, deframer)
+        .process_all_ordered(
+            |p| Ok(counter(p)),
+            |_| {
+                count += 1;
+                Ok(())
+            },
+        )
+        .unwrap();
+    assert_eq!(count, 2000);
+}
+
+#[test]
+fn split_and_parallel_readers_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<flatstream::SplitFrames<'static, ChecksumDeframer<XxHash64>>>();
+    assert_send_sync::<ParallelFrames<'static, ChecksumDeframer<XxHash64>>>();
+    assert_send_sync::<ParallelFrames<'static, Box<dyn Deframer + Sync + Send>>>();
+}
