@@ -7,6 +7,7 @@ pub mod core_loops;
 pub mod cycle;
 pub mod mmap;
 pub mod paths;
+pub mod wide;
 
 /// `len` pseudo-random bytes (xorshift64, fixed seed): the same bytes on every run.
 pub fn pseudo_random_bytes(len: usize) -> Vec<u8> {
