@@ -58,8 +58,8 @@ fn first(levels: flatbuffers::Vector<'_, fb::Level>) -> Option<(i64, u64)> {
 #[inline(always)]
 fn fold_whole(whole: &mut Whole, book: fb::OrderBook<'_>) {
     whole.head(book.timestamp(), book.sequence(), book.instrument());
-    for l in book.bids().iter().chain(book.asks().iter()) {
-        whole.level(l.price(), l.size());
+    for side in [book.bids(), book.asks()] {
+        whole.levels(side.iter().map(|l| (l.price(), l.size())));
     }
 }
 
@@ -243,8 +243,8 @@ impl WideRead for PlanusRead {
         let mut whole = Whole::default();
         self.each(|book| {
             whole.head(book.timestamp()?, book.sequence()?, book.instrument()?);
-            for l in book.bids()?.iter().chain(book.asks()?.iter()) {
-                whole.level(l.price(), l.size());
+            for side in [book.bids()?, book.asks()?] {
+                whole.levels(side.iter().map(|l| (l.price(), l.size())));
             }
             Ok(())
         });

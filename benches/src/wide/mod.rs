@@ -221,7 +221,7 @@ pub struct Whole {
 
 impl Whole {
     /// Folds one message's scalar fields and instrument in (its levels go in with
-    /// [`level`](Self::level)).
+    /// [`levels`](Self::levels)).
     #[inline(always)]
     pub fn head(&mut self, timestamp: u64, sequence: u64, instrument: &str) {
         self.count += 1;
@@ -230,20 +230,29 @@ impl Whole {
         self.instrument_bytes += instrument.len() as u64;
     }
 
-    /// Folds one level in.
+    /// Folds the levels of one side, as `(price, size)`, in. The sums are kept in locals and
+    /// added once: summing into `self` level by level would make every side's loop wait on a
+    /// store and reload of the same fields (the compiler cannot keep them in registers across
+    /// the readers' callbacks), a cost of this fold rather than of the format.
     #[inline(always)]
-    pub fn level(&mut self, price: i64, size: u64) {
-        self.levels += 1;
-        self.prices = self.prices.wrapping_add(price);
-        self.sizes = self.sizes.wrapping_add(size);
+    pub fn levels(&mut self, levels: impl IntoIterator<Item = (i64, u64)>) {
+        let (mut n, mut prices, mut sizes) = (0u64, 0i64, 0u64);
+        for (price, size) in levels {
+            n += 1;
+            prices = prices.wrapping_add(price);
+            sizes = sizes.wrapping_add(size);
+        }
+        self.levels += n;
+        self.prices = self.prices.wrapping_add(prices);
+        self.sizes = self.sizes.wrapping_add(sizes);
     }
 
     /// Folds a whole [`Book`] in (the serde sides, and the expected sums).
     #[inline(always)]
     pub fn book(&mut self, b: &Book) {
         self.head(b.timestamp, b.sequence, &b.instrument);
-        for l in b.bids.iter().chain(&b.asks) {
-            self.level(l.price, l.size);
+        for side in [&b.bids, &b.asks] {
+            self.levels(side.iter().map(|l| (l.price, l.size)));
         }
     }
 

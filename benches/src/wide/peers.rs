@@ -173,8 +173,8 @@ impl WideRead for Prost {
         let mut whole = Whole::default();
         self.each(|b| {
             whole.head(b.timestamp, b.sequence, &b.instrument);
-            for l in b.bids.iter().chain(&b.asks) {
-                whole.level(l.price, l.size);
+            for side in [&b.bids, &b.asks] {
+                whole.levels(side.iter().map(|l| (l.price, l.size)));
             }
         });
         whole
