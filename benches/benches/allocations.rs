@@ -20,8 +20,8 @@ use flatstream_bench::cycle::{
     Totals, readings,
 };
 use flatstream_bench::paths::{
-    Sink, buf_read_all, frames_all, out_dir, payload, read_all, read_file, scratch_file,
-    scratch_with, telemetry_stream, write_file,
+    Sink, buf_read_all, frames_all, out_dir, payload, read_all, read_all_touched, read_file,
+    scratch_file, scratch_with, telemetry_stream, write_file,
 };
 use flatstream_test_support::alloc::{AllocStats, CountingAlloc, measure};
 use flatstream_test_support::telemetry::Reading;
@@ -131,7 +131,7 @@ impl ChecksumVisitor for SweepSides<'_> {
         self.report
             .measure(format!("size_sweep/read-{name}/{len}"), || {
                 reader.get_mut().set_position(0);
-                read_all(&mut reader).unwrap().frames
+                read_all_touched(&mut reader).unwrap().frames
             });
     }
 }
