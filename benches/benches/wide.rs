@@ -8,11 +8,8 @@
 //! timing starts, so a side that reads wrong fails at once.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use flatstream_bench::wide::{Best, Messages, Whole, read_sides, write_sides};
+use flatstream_bench::wide::{Best, MESSAGES, Messages, Whole, read_sides, write_sides};
 use std::hint::black_box;
-
-/// Messages per iteration: about 4 MB of frames, larger than the L2 cache and within L3.
-const MESSAGES: usize = 10_000;
 
 fn wide_read(c: &mut Criterion) {
     let m = Messages::new(MESSAGES);

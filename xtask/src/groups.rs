@@ -84,11 +84,13 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         group: "size_sweep",
         title: "Payload size sweep",
         description: "One frame per iteration, written into a reused `Vec` or read from a \
-            long-lived reader on a rewound `Cursor`; throughput counts payload bytes. \
-            `memcpy` copies the same bytes once (`copy_from_slice` into a reused buffer): the \
-            cost of touching every payload byte once. Ratios near 1.00 mean the framing costs \
-            nothing measurable beyond that copy; a little under 1.00 is within what buffer \
-            placement changes.",
+            long-lived reader on a rewound `Cursor` (parsed in place), every payload byte the \
+            reader hands out summed as an application would use it; throughput counts payload \
+            bytes. `memcpy` copies the same bytes once (`copy_from_slice` into a reused \
+            buffer): the cost of touching every payload byte once, which a writer pays; `sum` \
+            is the sum of a read row alone, which a reader with no checksum adds nothing to \
+            but framing. Ratios near 1.00 mean the framing costs nothing measurable beyond \
+            that; a little under 1.00 is within what buffer placement changes.",
         baseline: "memcpy",
         parameter: "payload bytes",
         layout: Layout::Matrix,

@@ -63,6 +63,10 @@ pub mod fb;
 #[path = "../generated/orderbook_planus.rs"]
 pub mod planus_fb;
 
+/// Messages per benchmark iteration (the parameter of every `wide_*` id): about 4 MB of
+/// frames, more than the L2 cache holds and within L3.
+pub const MESSAGES: usize = 10_000;
+
 /// Levels on each side of a book.
 pub const DEPTH: usize = 10;
 
