@@ -22,6 +22,7 @@ mod run;
 mod snapshot;
 mod svg;
 mod tables;
+mod wide;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
