@@ -20,9 +20,10 @@ use flatstream_bench::cycle::{
     Totals, readings,
 };
 use flatstream_bench::paths::{
-    Sink, buf_read_all, frames_all, out_dir, payload, read_all, read_file, scratch_file,
-    scratch_with, telemetry_stream, write_file,
+    Sink, buf_read_all, frames_all, out_dir, payload, read_all, read_all_touched, read_file,
+    scratch_file, scratch_with, telemetry_stream, write_file,
 };
+use flatstream_bench::wide::{Best, MESSAGES, Messages, Whole, read_sides, write_sides};
 use flatstream_test_support::alloc::{AllocStats, CountingAlloc, measure};
 use flatstream_test_support::telemetry::Reading;
 use serde_json::json;
@@ -37,7 +38,7 @@ struct Row {
     id: String,
     messages: u64,
     stats: AllocStats,
-    /// Bytes on the wire for the run, for the telemetry sides.
+    /// Bytes on the wire for the run, for the telemetry and wide writing sides.
     wire_bytes: Option<usize>,
 }
 
@@ -131,7 +132,7 @@ impl ChecksumVisitor for SweepSides<'_> {
         self.report
             .measure(format!("size_sweep/read-{name}/{len}"), || {
                 reader.get_mut().set_position(0);
-                read_all(&mut reader).unwrap().frames
+                read_all_touched(&mut reader).unwrap().frames
             });
     }
 }
@@ -281,6 +282,32 @@ fn main() -> std::io::Result<()> {
             report: &mut report,
             payload: &p,
         });
+    }
+
+    // wide_selective, wide_whole and wide_write, with the bytes on the wire of each writer
+    let m = Messages::new(MESSAGES);
+    let (best, whole) = (Best::of(&m.books), Whole::of(&m.books));
+    for (name, mut side) in read_sides() {
+        side.write(&m);
+        report.measure(format!("wide_selective/{name}/{MESSAGES}"), || {
+            let got = side.selective();
+            assert_eq!(got, best, "{name}");
+            got.count
+        });
+        report.measure(format!("wide_whole/{name}/{MESSAGES}"), || {
+            let got = side.whole();
+            assert_eq!(got, whole, "{name}");
+            got.count
+        });
+    }
+    for (name, mut side) in write_sides() {
+        report.measure(format!("wide_write/{name}/{MESSAGES}"), || {
+            side.write(&m);
+            m.len() as u64
+        });
+        if let Some(row) = report.rows.last_mut() {
+            row.wire_bytes = Some(side.wire_len());
+        }
     }
 
     // file_io

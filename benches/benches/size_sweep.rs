@@ -1,14 +1,16 @@
 //! Payload sizes from 16 B to 1 MiB, written and read one frame at a time, with no checksum and
 //! with each checksum, beside a plain `memcpy` of the same bytes (the physical baseline: the
-//! writer copies the payload into its sink, the reader copies it out of its source).
+//! writer copies the payload into its sink) and a `sum` of them (the least a reader that uses
+//! the payload does: every read row sums every payload byte it is handed, as an application
+//! would read them, so its throughput is that of bytes delivered and used).
 //!
-//! Ids: `size_sweep/<write|read>-<checksum>/<bytes>` and `size_sweep/memcpy/<bytes>`;
-//! throughput is payload bytes.
+//! Ids: `size_sweep/<write|read>-<checksum>/<bytes>`, `size_sweep/memcpy/<bytes>` and
+//! `size_sweep/sum/<bytes>`; throughput is payload bytes.
 
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput, measurement::WallTime};
 use flatstream::{Deframer, Framer, StreamReader, StreamWriter};
 use flatstream_bench::checksums::{ChecksumVisitor, for_each_checksum};
-use flatstream_bench::paths::{memcpy, payload, read_all};
+use flatstream_bench::paths::{memcpy, payload, read_all_touched, touch};
 use std::hint::black_box;
 use std::io::Cursor;
 
@@ -37,16 +39,20 @@ impl ChecksumVisitor for Sweep<'_, '_, '_> {
                     black_box(writer.get_ref().len())
                 });
             });
-        // Read: one frame from a long-lived reader on a rewound Cursor (the reader copies the
-        // frame into its buffer, then verifies and hands out the payload).
+        // Read: one frame from a long-lived reader on a rewound Cursor (which it parses in
+        // place), every payload byte summed: with no checksum the reader itself touches none.
+        // The frame is written here again: a filter may have skipped the write benchmark.
+        writer.get_mut().clear();
+        writer.write_payload(self.payload).unwrap();
         let frame = writer.into_inner();
         let mut reader = StreamReader::new(Cursor::new(frame), deframer);
-        assert_eq!(read_all(&mut reader).unwrap().bytes, len as u64);
+        let seen = read_all_touched(&mut reader).unwrap();
+        assert_eq!((seen.bytes, seen.sum), (len as u64, touch(self.payload)));
         self.group
             .bench_function(BenchmarkId::new(format!("read-{name}"), len), |b| {
                 b.iter(|| {
                     reader.get_mut().set_position(0);
-                    black_box(read_all(&mut reader).unwrap())
+                    black_box(read_all_touched(&mut reader).unwrap())
                 });
             });
     }
@@ -63,6 +69,9 @@ fn size_sweep(c: &mut Criterion) {
                 memcpy(black_box(&mut dst), black_box(&p));
                 black_box(dst[len - 1])
             });
+        });
+        group.bench_function(BenchmarkId::new("sum", len), |b| {
+            b.iter(|| touch(black_box(&p)));
         });
         for_each_checksum(&mut Sweep {
             group: &mut group,

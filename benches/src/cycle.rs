@@ -219,7 +219,7 @@ pub struct ProtoReading {
 
 /// Appends a 4-byte little-endian length prefix patched in after `encode` appended the body.
 #[inline(always)]
-fn framed(out: &mut Vec<u8>, encode: impl FnOnce(&mut Vec<u8>)) {
+pub(crate) fn framed(out: &mut Vec<u8>, encode: impl FnOnce(&mut Vec<u8>)) {
     let start = out.len();
     out.extend_from_slice(&[0; 4]);
     encode(out);
@@ -229,7 +229,7 @@ fn framed(out: &mut Vec<u8>, encode: impl FnOnce(&mut Vec<u8>)) {
 
 /// Splits the next 4-byte-length-prefixed frame off `bytes`.
 #[inline(always)]
-fn next_frame<'a>(bytes: &mut &'a [u8]) -> Option<&'a [u8]> {
+pub(crate) fn next_frame<'a>(bytes: &mut &'a [u8]) -> Option<&'a [u8]> {
     let (head, rest) = bytes.split_first_chunk::<4>()?;
     let len = u32::from_le_bytes(*head) as usize;
     let (frame, rest) = rest.split_at_checked(len)?;

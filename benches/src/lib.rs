@@ -9,6 +9,7 @@ pub mod cycle;
 pub mod mmap;
 pub mod paths;
 pub mod scaling;
+pub mod wide;
 
 /// `len` pseudo-random bytes (xorshift64, fixed seed): the same bytes on every run.
 pub fn pseudo_random_bytes(len: usize) -> Vec<u8> {

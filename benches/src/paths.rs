@@ -58,6 +58,48 @@ pub fn read_all<R: Read, D: Deframer>(reader: &mut StreamReader<R, D>) -> flatst
     Ok(seen)
 }
 
+/// What a reader that consumes its payloads saw: frames, payload bytes, and a fold of every
+/// payload byte.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Touched {
+    /// Frames read.
+    pub frames: u64,
+    /// Sum of payload lengths.
+    pub bytes: u64,
+    /// Wrapping sum of [`touch`] over every payload.
+    pub sum: u64,
+}
+
+/// Reads every byte of `payload` once, as an application consuming it would at least: a
+/// wrapping sum of its 8-byte little-endian words (which the compiler vectorizes) and of its
+/// last bytes.
+#[inline]
+pub fn touch(payload: &[u8]) -> u64 {
+    let words = payload.chunks_exact(8);
+    let tail = words
+        .remainder()
+        .iter()
+        .fold(0u64, |acc, &b| acc.wrapping_add(u64::from(b)));
+    words.fold(tail, |acc, w| {
+        acc.wrapping_add(u64::from_le_bytes(w.try_into().expect("8 bytes")))
+    })
+}
+
+/// Reads every frame of `reader` to the end, touching every payload byte ([`touch`]).
+#[inline]
+pub fn read_all_touched<R: Read, D: Deframer>(
+    reader: &mut StreamReader<R, D>,
+) -> flatstream::Result<Touched> {
+    let mut seen = Touched::default();
+    reader.process_all(|payload| {
+        seen.frames += 1;
+        seen.bytes += payload.len() as u64;
+        seen.sum = seen.sum.wrapping_add(touch(payload));
+        Ok(())
+    })?;
+    Ok(seen)
+}
+
 /// Reads every frame with a `BufReadStreamReader`, in place in the source's buffer.
 #[inline]
 pub fn buf_read_all<R: BufRead, D: Deframer>(
@@ -166,6 +208,32 @@ pub fn scratch_with(name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
 mod tests {
     use super::*;
     use flatstream::{DefaultDeframer, DefaultFramer};
+
+    #[test]
+    fn touch_sees_every_byte() {
+        for len in [0, 1, 7, 8, 9, 64, 257] {
+            let p = payload(len);
+            let base = touch(&p);
+            for i in 0..len {
+                let mut changed = p.clone();
+                changed[i] ^= 1;
+                assert_ne!(touch(&changed), base, "byte {i} of {len}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_touching_reader_reads_every_frame() {
+        let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+        let p = payload(300);
+        for _ in 0..3 {
+            w.write_payload(&p).unwrap();
+        }
+        let mut r = StreamReader::new(&w.get_ref()[..], DefaultDeframer);
+        let seen = read_all_touched(&mut r).unwrap();
+        assert_eq!((seen.frames, seen.bytes), (3, 900));
+        assert_eq!(seen.sum, touch(&p).wrapping_mul(3));
+    }
 
     #[test]
     fn readers_see_every_frame_of_a_file() {

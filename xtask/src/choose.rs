@@ -62,6 +62,7 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot, head: &[&Bench]) {
             ),
         ]);
     }
+    rows.extend(crate::wide::choose_rows(snap));
     for id in [ids::SWEEP_SMALL, ids::SWEEP_LARGE] {
         if let Some(row) = checksum(snap, id) {
             rows.push(row);
@@ -107,15 +108,72 @@ fn checksum(snap: &Snapshot, id: ids::Id) -> Option<[String; 3]> {
     Some([
         format!("Corruption detection, {label} payloads"),
         use_,
-        // Reading without a checksum touches no payload byte, so its time per frame, not a
-        // throughput per payload byte, is what compares.
-        format!(
-            "`{}` read at {label}: {} with `{}` ({} per frame), {} per frame with no checksum",
-            id.group,
-            rate(best),
-            best.function.trim_start_matches("read-"),
-            time(best.ns),
-            time(none.ns)
-        ),
+        if snap.find(id.group, "sum", id.parameter).is_some() {
+            // Every read row sums the payload it is handed, so the throughputs compare.
+            format!(
+                "`{}` read at {label}, every payload byte summed: {} with `{}` ({} per frame), \
+                 {} with no checksum ({} per frame)",
+                id.group,
+                rate(best),
+                best.function.trim_start_matches("read-"),
+                time(best.ns),
+                rate(none),
+                time(none.ns)
+            )
+        } else {
+            // A snapshot from before the read rows summed their payloads: reading without a
+            // checksum touched no payload byte, so only its time per frame compares.
+            format!(
+                "`{}` read at {label}: {} with `{}` ({} per frame), {} per frame with no \
+                 checksum",
+                id.group,
+                rate(best),
+                best.function.trim_start_matches("read-"),
+                time(best.ns),
+                time(none.ns)
+            )
+        },
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::sample;
+    use crate::snapshot::Throughput;
+
+    fn with_sweep_row(snap: &mut Snapshot, function: &str, ns: f64) {
+        snap.benches.push(Bench {
+            id: format!("size_sweep/{function}/256"),
+            group: "size_sweep".to_owned(),
+            function: function.to_owned(),
+            parameter: "256".to_owned(),
+            ns,
+            ns_lower: ns,
+            ns_upper: ns,
+            throughput: Some(Throughput::Bytes(256)),
+        });
+    }
+
+    #[test]
+    fn checksum_rows_compare_rates_only_when_the_reads_summed_their_payloads() {
+        let mut snap = sample();
+        snap.benches.retain(|b| b.id != "size_sweep/read-none/256");
+        with_sweep_row(&mut snap, "read-none", 10.0);
+        with_sweep_row(&mut snap, "read-crc32", 20.0);
+        let [_, use_, evidence] = checksum(&snap, ids::SWEEP_SMALL).unwrap();
+        assert_eq!(use_, "`crc32`");
+        assert_eq!(
+            evidence,
+            "`size_sweep` read at 256 B: 11.9 GiB/s with `crc32` (20.0 ns per frame), 10.0 ns \
+             per frame with no checksum"
+        );
+        with_sweep_row(&mut snap, "sum", 5.0);
+        let [_, _, evidence] = checksum(&snap, ids::SWEEP_SMALL).unwrap();
+        assert_eq!(
+            evidence,
+            "`size_sweep` read at 256 B, every payload byte summed: 11.9 GiB/s with `crc32` \
+             (20.0 ns per frame), 23.8 GiB/s with no checksum (10.0 ns per frame)"
+        );
+    }
 }

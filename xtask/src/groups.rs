@@ -72,6 +72,31 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "wide_selective",
+        title: "Wide messages: selective read",
+        description: "10 000 order-book snapshots; each side finds every frame and reads the \
+            best bid and ask (four values). See the wide-message section for the sides.",
+        baseline: "flatstream-verified",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "wide_whole",
+        title: "Wide messages: whole read",
+        description: "The same snapshots, every field read.",
+        baseline: "flatstream-verified",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "wide_write",
+        title: "Wide messages: write",
+        description: "Encode and frame every snapshot into a reused buffer.",
+        baseline: "flatstream",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "read_path",
         title: "Read path: where the frames come from",
         description: "100 prewritten telemetry frames (no checksum), framing only: each \
@@ -84,11 +109,12 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         group: "size_sweep",
         title: "Payload size sweep",
         description: "One frame per iteration, written into a reused `Vec` or read from a \
-            long-lived reader on a rewound `Cursor`; throughput counts payload bytes. \
-            `memcpy` copies the same bytes once (`copy_from_slice` into a reused buffer): the \
-            cost of touching every payload byte once. Ratios near 1.00 mean the framing costs \
-            nothing measurable beyond that copy; a little under 1.00 is within what buffer \
-            placement changes.",
+            long-lived reader on a rewound `Cursor` (parsed in place), every payload byte the \
+            reader hands out summed as an application would use it; throughput counts payload \
+            bytes. `memcpy` copies the same bytes once (`copy_from_slice` into a reused \
+            buffer): the cost of touching every payload byte once; `sum` is the summing \
+            alone, without framing, the least any read row can cost. Ratios near 1.00 mean the framing costs nothing measurable beyond \
+            that; a little under 1.00 is within what buffer placement changes.",
         baseline: "memcpy",
         parameter: "payload bytes",
         layout: Layout::Matrix,

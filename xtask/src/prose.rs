@@ -78,8 +78,9 @@ the same fields carries a vtable and offsets and is built back to front by \
 `FlatBufferBuilder`, and a safe reader runs the FlatBuffers verifier over every message before \
 touching a field. FlatBuffers pays these costs to give random access without parsing, which pays \
 off when messages are large or nested and readers touch a few fields; this benchmark does not \
-exercise that. What flatstream adds on top of FlatBuffers, the framing, is small: see \
-`read_path` (framing only) and `core` (flatstream against a hand-written framing loop).
+exercise that, the [wide-message section](#wide-messages-an-order-book-snapshot) does. What \
+flatstream adds on top of FlatBuffers, the framing, is small: see `read_path` (framing only) \
+and `core` (flatstream against a hand-written framing loop).
 
 ";
 

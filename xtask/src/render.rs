@@ -132,6 +132,8 @@ fn doc(snap: &Snapshot) -> String {
         s.push_str(WHY);
     }
 
+    crate::wide::section(&mut s, snap);
+
     choose::section(&mut s, snap, &rows);
     crate::scaling::section(&mut s, snap);
 
