@@ -66,19 +66,27 @@ mod bufread;
 mod checksum;
 pub mod decode;
 mod error;
+#[cfg(feature = "std")]
+mod follow;
 pub mod frame;
 mod framer;
 mod frames;
 #[cfg(feature = "std")]
 mod in_memory;
+#[cfg(feature = "std")]
+mod positioned;
 mod read;
 #[cfg(feature = "std")]
 mod reader;
 mod recovery;
 mod salvage;
 mod serialize;
+#[cfg(feature = "std")]
+mod sync;
 #[cfg(test)]
 mod testing;
+#[cfg(feature = "std")]
+mod watermark;
 #[cfg(feature = "std")]
 mod writer;
 
@@ -87,10 +95,14 @@ mod writer;
 pub use bufread::{BufReadStreamReader, BufStreamReader};
 pub use checksum::{Checksum, NoChecksum};
 pub use error::{Error, Result, ValidationFailure};
+#[cfg(feature = "std")]
+pub use follow::{Followed, Follower};
 pub use framer::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
 pub use frames::Frames;
+#[cfg(feature = "std")]
+pub use positioned::FrameAt;
 pub use read::{IntoControlFlow, MessageReader, Messages};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;
@@ -103,7 +115,14 @@ pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
 #[cfg(feature = "std")]
-pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
+pub use sync::{
+    NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames, SyncInterval, SyncPolicy,
+    SyncSink,
+};
+#[cfg(feature = "std")]
+pub use watermark::{WatermarkFile, read_watermark};
+#[cfg(feature = "std")]
+pub use writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;
