@@ -37,7 +37,8 @@
 //! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
 //! torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte slices,
 //! and the [`Error`] type. With `std`, recovery also scans readers and repairs journal files in
-//! place.
+//! place, and journals get sync policies ([`SyncPolicy`]), receipts ([`Receipt`]), positioned
+//! reads ([`FrameAt`]) and a reader of a growing file ([`Follower`]).
 //!
 //! # How a frame is read
 //!

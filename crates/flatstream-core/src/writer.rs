@@ -359,8 +359,8 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     }
 
     /// The policy's turn after a frame written whole from `offset` on. Out of line: inlined,
-    /// its mere presence changed how the compiler laid out the loop of a writer that never
-    /// syncs (the `write/fresh_writer` ratio moved from 1.00 to 1.1).
+    /// its mere presence (in a branch folded away for `NeverSync`) changed the register
+    /// allocation of the `write/fresh_writer` loop of a writer that never syncs.
     #[inline(never)]
     fn policy_after_frame(&mut self, offset: u64) -> Result<()> {
         let frame = self.receipt(offset);
