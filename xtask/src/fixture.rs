@@ -75,6 +75,7 @@ fn base() -> Snapshot {
         os: "linux x86_64".into(),
         rustc: "rustc 1.0.0".into(),
         load: String::new(),
+        filesystem: String::new(),
         commit: "0123456789ab".into(),
         date: "2026-01-01 00:00 UTC".into(),
         mode: "quick".into(),

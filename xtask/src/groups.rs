@@ -182,6 +182,18 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::Flat,
     },
     GroupConfig {
+        group: "journal",
+        title: "Journals: what each sync policy costs",
+        description: "One frame per iteration (no checksum) through a 64 KiB `BufWriter` into a \
+            file under the target directory, on the file system named in the machine table \
+            (a disk, not a tmpfs); the time is the mean latency of a frame, syncs \
+            (`fdatasync`) included. `never` syncs not at all, `every-N` after every N-th \
+            frame, `every-1ms` after a frame written at least 1 ms after the last sync.",
+        baseline: "never",
+        parameter: "payload bytes",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "checksum",
         title: "Checksums",
         description: "The checksum algorithms alone, and reading frames that carry them.",

@@ -115,6 +115,13 @@ fn doc(snap: &Snapshot) -> String {
             snap.load, snap.cores, snap.cores
         );
     }
+    if !snap.filesystem.is_empty() {
+        let _ = writeln!(
+            s,
+            "| file system of the journal benchmarks' files | {} |",
+            snap.filesystem
+        );
+    }
     let _ = writeln!(s, "| commit | `{}` |", snap.commit);
     let _ = writeln!(s, "| date | {} |", snap.date);
     let _ = writeln!(s, "| mode | {} (`{}`) |\n", snap.mode, snap.command);

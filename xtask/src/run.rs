@@ -30,6 +30,7 @@ fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<String> {
     }
     let _ = std::fs::remove_file(allocations_path(target));
     let _ = std::fs::remove_file(ratios_path(target));
+    let _ = std::fs::remove_file(journal_path(target));
     let mut args = vec!["bench", "-p", "flatstream-bench", "--benches", "--"];
     if quick {
         args.extend(["--warm-up-time", "0.5", "--measurement-time", "1"]);
@@ -59,6 +60,11 @@ fn ratios_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("ratios.json")
 }
 
+/// Where the `journal` bench names the file system of its files (`FLATSTREAM_BENCH_OUT`).
+fn journal_path(target: &Path) -> PathBuf {
+    target.join("flatstream-bench").join("journal.json")
+}
+
 /// Reads what the suites wrote under `target` and describes the machine.
 fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snapshot> {
     let benches = criterion::read_all(&target.join("criterion"))?;
@@ -73,12 +79,22 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
         Err(_) => Vec::new(),
     };
 
+    let journal_path = journal_path(target);
+    let filesystem = match std::fs::read_to_string(&journal_path) {
+        Ok(text) => parse_json(&text, &journal_path)?["filesystem"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        Err(_) => String::new(),
+    };
+
     Ok(Snapshot {
         cpu: machine::cpu(),
         cores: machine::cores(),
         os: machine::os(),
         rustc: machine::rustc(root),
         load: String::new(),
+        filesystem,
         commit: machine::commit(root),
         date: machine::utc_now(),
         mode: mode.to_owned(),

@@ -107,6 +107,8 @@ pub(crate) struct Snapshot {
     pub rustc: String,
     /// The load average (1, 5 and 15 minutes) when the run started and ended.
     pub load: String,
+    /// The file system the journal suite's files were on (`ext4 on /dev/vda`), if it ran.
+    pub filesystem: String,
     pub commit: String,
     pub date: String,
     /// `quick` or `full`.
@@ -224,6 +226,7 @@ pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
         os: s(&m["os"])?,
         rustc: s(&m["rustc"])?,
         load: s(&m["load_average"]).unwrap_or_default(),
+        filesystem: s(&m["journal_filesystem"]).unwrap_or_default(),
         commit: s(&v["commit"])?,
         date: s(&v["date"])?,
         mode: s(&v["mode"])?,
@@ -269,7 +272,7 @@ pub(crate) fn to_json(snap: &Snapshot) -> String {
         "generated_by": "cargo xtask bench-report",
         "machine": {
             "cpu": snap.cpu, "cores": snap.cores, "os": snap.os, "rustc": snap.rustc,
-            "load_average": snap.load,
+            "load_average": snap.load, "journal_filesystem": snap.filesystem,
         },
         "commit": snap.commit,
         "date": snap.date,
@@ -305,6 +308,7 @@ mod tests {
             os: "os".into(),
             rustc: "rustc".into(),
             load: "1.00 2.00 3.00 at the start, 1.50 2.00 3.00 at the end".into(),
+            filesystem: "ext4 on /dev/vda".into(),
             commit: "abc".into(),
             date: "2026-01-01 00:00 UTC".into(),
             mode: "quick".into(),

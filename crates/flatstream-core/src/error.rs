@@ -31,6 +31,21 @@ pub enum Error {
         offset: u64,
     },
 
+    /// The frames were written, but syncing them to disk failed.
+    ///
+    /// Raised by a [`StreamWriter`](crate::StreamWriter) that syncs, after the frame was handed
+    /// to the sink whole: `bytes_written()` counts it. `offset` is the durable watermark, the
+    /// start of the first frame not known to be on disk; it does not move again for that
+    /// writer (see [`StreamWriter::durable`](crate::StreamWriter::durable)).
+    #[cfg(feature = "std")]
+    #[error("sync to disk failed: frames from offset {offset} on may not be on disk: {source}")]
+    Sync {
+        /// The error reported by the sync.
+        source: std::io::Error,
+        /// The durable watermark: the offset of the first frame not known to be on disk.
+        offset: u64,
+    },
+
     /// The stream ended inside a frame: the frame's header or payload was cut short.
     #[error(
         "stream ended inside the frame at offset {offset}: needed {needed} bytes, {present} present"
@@ -125,7 +140,7 @@ impl Error {
     pub fn offset(&self) -> u64 {
         match self {
             #[cfg(feature = "std")]
-            Error::Io { offset, .. } => *offset,
+            Error::Io { offset, .. } | Error::Sync { offset, .. } => *offset,
             Error::UnexpectedEof { offset, .. }
             | Error::FrameTooLarge { offset, .. }
             | Error::ChecksumMismatch { offset, .. }
@@ -224,12 +239,12 @@ impl From<std::io::Error> for Error {
 
 #[cfg(feature = "std")]
 impl From<Error> for std::io::Error {
-    /// I/O errors are unwrapped; a cut-short frame becomes `UnexpectedEof`; every other error
+    /// I/O and sync errors are unwrapped; a cut-short frame becomes `UnexpectedEof`; every other error
     /// becomes `InvalidData` with the flatstream error as its source.
     fn from(err: Error) -> Self {
         use std::io::ErrorKind;
         match err {
-            Error::Io { source, .. } => source,
+            Error::Io { source, .. } | Error::Sync { source, .. } => source,
             e @ Error::UnexpectedEof { .. } => std::io::Error::new(ErrorKind::UnexpectedEof, e),
             e => std::io::Error::new(ErrorKind::InvalidData, e),
         }

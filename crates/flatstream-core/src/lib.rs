@@ -39,7 +39,8 @@
 //! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
 //! torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte slices,
 //! and the [`Error`] type. With `std`, recovery also scans readers and repairs journal files in
-//! place.
+//! place, and journals get sync policies ([`SyncPolicy`]), receipts ([`Receipt`]), positioned
+//! reads ([`FrameAt`]) and a reader of a growing file ([`Follower`]).
 //!
 //! # How a frame is read
 //!
@@ -73,6 +74,8 @@ mod bytes_frames;
 mod checksum;
 pub mod decode;
 mod error;
+#[cfg(feature = "std")]
+mod follow;
 pub mod frame;
 mod framer;
 mod frames;
@@ -80,6 +83,8 @@ mod frames;
 mod in_memory;
 #[cfg(feature = "rayon")]
 mod parallel;
+#[cfg(feature = "std")]
+mod positioned;
 mod read;
 #[cfg(feature = "std")]
 mod reader;
@@ -87,8 +92,12 @@ mod recovery;
 mod salvage;
 mod serialize;
 mod split;
+#[cfg(feature = "std")]
+mod sync;
 #[cfg(test)]
 mod testing;
+#[cfg(feature = "std")]
+mod watermark;
 #[cfg(feature = "std")]
 mod writer;
 
@@ -99,12 +108,16 @@ pub use bufread::{BufReadStreamReader, BufStreamReader};
 pub use bytes_frames::BytesFrames;
 pub use checksum::{Checksum, NoChecksum};
 pub use error::{Error, Result, ValidationFailure};
+#[cfg(feature = "std")]
+pub use follow::{Followed, Follower};
 pub use framer::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
 pub use frames::Frames;
 #[cfg(feature = "rayon")]
 pub use parallel::ParallelFrames;
+#[cfg(feature = "std")]
+pub use positioned::FrameAt;
 pub use read::{IntoControlFlow, MessageReader, Messages};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;
@@ -118,7 +131,14 @@ pub use salvage::{Salvage, Salvaged};
 pub use serialize::StreamSerialize;
 pub use split::{DEFAULT_CONFIRMATIONS, SplitFrames};
 #[cfg(feature = "std")]
-pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
+pub use sync::{
+    NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames, SyncInterval, SyncPolicy,
+    SyncSink,
+};
+#[cfg(feature = "std")]
+pub use watermark::{WatermarkFile, read_watermark};
+#[cfg(feature = "std")]
+pub use writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;

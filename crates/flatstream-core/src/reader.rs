@@ -260,9 +260,10 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 
     /// The next complete, verified frame in the buffer, read into it as needed; returns the
-    /// payload's range in `buf`.
+    /// payload's range in `buf` (see [`buffered_range`](Self::buffered_range)). For a source
+    /// that is not in memory: the follower's.
     #[inline(always)]
-    fn next_copied(&mut self) -> Result<Option<Range<usize>>> {
+    pub(crate) fn next_copied(&mut self) -> Result<Option<Range<usize>>> {
         loop {
             let buffered = &self.buf[self.pos..self.end];
             match self.decoder.decode(buffered, self.offset)? {
@@ -295,6 +296,17 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             return Ok(false);
         }
         Ok(true)
+    }
+
+    /// Bytes of the buffer, by a range [`next_copied`](Self::next_copied) returned.
+    pub(crate) fn buffered_range(&self, range: Range<usize>) -> &[u8] {
+        &self.buf[range]
+    }
+
+    /// Sets the stream offset of the next byte the source gives (a reader that has read
+    /// nothing yet, over a source positioned at a frame's start).
+    pub(crate) fn set_position(&mut self, offset: u64) {
+        self.offset = offset;
     }
 
     #[inline]

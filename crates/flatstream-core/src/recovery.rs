@@ -251,7 +251,8 @@ mod io_helpers {
 
         /// Scans `file` from its start and truncates it to [`Recovery::valid_len`] as `policy`
         /// allows, then leaves its cursor there, so that the next write appends right after
-        /// the last intact frame. The truncation is synced to disk before this returns.
+        /// the last intact frame. The file is synced to disk before this returns, truncated or
+        /// not: every frame it keeps is then on disk.
         ///
         /// The file must be open for reading and writing. With [`RepairPolicy::TornTail`], a
         /// corrupt frame leaves the file untouched and is returned as the error (a
@@ -289,8 +290,10 @@ mod io_helpers {
             let at = recovery.valid_len;
             if recovery.discarded() > 0 {
                 file.set_len(at).map_err(|e| Error::io(e, at))?;
-                file.sync_data().map_err(|e| Error::io(e, at))?;
             }
+            // Synced even when nothing was cut: every frame kept is then on disk, so a writer
+            // appending from here may start its durable watermark at `valid_len`.
+            file.sync_data().map_err(|e| Error::io(e, at))?;
             file.seek(SeekFrom::Start(at))
                 .map_err(|e| Error::io(e, at))?;
             Ok(recovery)

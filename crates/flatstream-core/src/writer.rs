@@ -4,6 +4,8 @@ use crate::error::{Error, Result};
 use crate::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::framer::Framer;
 use crate::serialize::StreamSerialize;
+use crate::sync::{NeverSync, PublishWatermark, SyncPolicy, SyncSink};
+use crate::watermark::WatermarkFile;
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use std::io::{self, IoSlice, Write};
 
@@ -80,6 +82,29 @@ impl WriteStrategy for VectoredWrites {
     }
 }
 
+/// Where a frame was written: returned by the `*_with_receipt` writes of a [`StreamWriter`].
+///
+/// `offset` is the stream offset of the frame's first byte (its length prefix) and `len` the
+/// length of the whole frame, header included, so the next frame starts at
+/// [`end`](Self::end). A journal keeps receipts as its index, and reads a frame back with
+/// [`FrameAt`](crate::FrameAt). The writer counts the bytes anyway: a receipt costs nothing
+/// more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Receipt {
+    /// Stream offset of the frame's first byte.
+    pub offset: u64,
+    /// Length of the whole frame, header included.
+    pub len: u64,
+}
+
+impl Receipt {
+    /// Where the frame ends: the offset of the next one.
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+}
+
 /// Writes frames to a `Write` sink.
 ///
 /// Three ways to write a message:
@@ -90,6 +115,10 @@ impl WriteStrategy for VectoredWrites {
 ///   builder you manage, for example one builder per message size class.
 /// * [`write_payload`](Self::write_payload): writes bytes that are already a FlatBuffer.
 ///
+/// Each has a `*_with_receipt` twin ([`write_with_receipt`](Self::write_with_receipt), ...)
+/// that returns a [`Receipt`]: where the frame starts and how long it is. (The plain ones keep
+/// FlatStream 0.2.x's signatures, and with them the exact code of the write path.)
+///
 /// In every mode the header is built on the stack and header and payload are handed to the
 /// sink directly: the payload is never copied by the writer. The writer does no buffering of its
 /// own; give it a `BufWriter` when the sink is a file or socket and messages are small. For an
@@ -97,28 +126,44 @@ impl WriteStrategy for VectoredWrites {
 /// [`with_vectored_writes`](Self::with_vectored_writes) sends header and payload in one system
 /// call.
 ///
+/// # Durability
+///
+/// [`with_sync`](Self::with_sync) chooses when the writer syncs a file to disk (every `n`
+/// frames, every `n` bytes, at most every `d` of time: see the [`SyncPolicy`] implementations);
+/// [`sync`](Self::sync) syncs now; [`durable`](Self::durable) is the offset up to which every
+/// frame is known to be on disk, which [`with_watermark_file`](Self::with_watermark_file)
+/// publishes for readers in other processes ([`Follower`](crate::Follower)). The default,
+/// [`NeverSync`], adds nothing to the write path.
+///
 /// # Errors and what reached the sink
 ///
 /// A payload over the bound, or rejected by the framer, is refused before any of its bytes are
 /// written. If the sink fails mid-frame, the frame is partly written:
 /// [`bytes_written`](Self::bytes_written) counts exactly the bytes the sink accepted, so a journal can cut the
-/// torn frame off before appending again.
+/// torn frame off before appending again. If the frame was written but the sync after it
+/// failed, the error is [`Error::Sync`]: the frame is counted in `bytes_written`, and the
+/// durable watermark stays where it was.
 ///
 /// ```
 /// use flatstream_core::{DefaultFramer, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"hello")?;
+/// let second = writer.write_with_receipt(&"world")?;
+/// assert_eq!((second.offset, second.len), (20, 20)); // a 4-byte header, a 16-byte FlatBuffer
+/// assert_eq!(second.end(), writer.bytes_written());
 /// let bytes = writer.into_inner();
-/// assert_eq!(&bytes[..4], 16u32.to_le_bytes()); // a 16-byte FlatBuffer holding "hello"
+/// assert_eq!(&bytes[..4], 16u32.to_le_bytes());
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
-pub struct StreamWriter<W, F, S = PlainWrites> {
+pub struct StreamWriter<W, F, S = PlainWrites, P = NeverSync> {
     sink: CountingSink<W>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
     max_frame_len: usize,
     strategy: S,
+    policy: P,
+    durability: Durability,
 }
 
 impl<W: Write, F: Framer> StreamWriter<W, F> {
@@ -139,23 +184,47 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
             builder,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
             strategy: PlainWrites,
+            policy: NeverSync,
+            durability: Durability::default(),
         }
     }
+}
 
+impl<W: Write, F: Framer, P> StreamWriter<W, F, PlainWrites, P> {
     /// Sends header and payload of frames from 4 KiB up in one vectored write: for unbuffered
     /// sinks that receive large payloads (see [`VectoredWrites`] for the measurements).
-    pub fn with_vectored_writes(self) -> StreamWriter<W, F, VectoredWrites> {
+    pub fn with_vectored_writes(self) -> StreamWriter<W, F, VectoredWrites, P> {
         StreamWriter {
             sink: self.sink,
             framer: self.framer,
             builder: self.builder,
             max_frame_len: self.max_frame_len,
             strategy: VectoredWrites,
+            policy: self.policy,
+            durability: self.durability,
         }
     }
 }
 
 impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
+    /// Syncs the sink as `policy` says after each frame: [`SyncEveryFrames`](crate::SyncEveryFrames),
+    /// [`SyncEveryBytes`](crate::SyncEveryBytes) or [`SyncInterval`](crate::SyncInterval) on a
+    /// [`SyncSink`] (a `File`, or a `BufWriter` in front of one). Each sync moves the
+    /// [durable watermark](Self::durable) to the end of the frame just written.
+    pub fn with_sync<P: SyncPolicy<W>>(self, policy: P) -> StreamWriter<W, F, S, P> {
+        StreamWriter {
+            sink: self.sink,
+            framer: self.framer,
+            builder: self.builder,
+            max_frame_len: self.max_frame_len,
+            strategy: self.strategy,
+            policy,
+            durability: self.durability,
+        }
+    }
+}
+
+impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F, S, P> {
     /// Sets the largest payload this writer accepts (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB).
     /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
     /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
@@ -165,16 +234,53 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
         self
     }
 
+    /// Sets the stream offset of the first byte this writer writes: the length of the journal
+    /// it appends to, so that receipts, errors and the durable watermark are offsets in the
+    /// file. The bytes before `offset` are taken to be on disk, as they are after
+    /// [`Recover::repair_file`](crate::Recover::repair_file), which syncs the file.
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.sink.written = offset;
+        self.durability.durable = offset;
+        self
+    }
+
+    /// Publishes the durable watermark in `file` each time it moves, for readers in other
+    /// processes ([`Follower::with_watermark_file`](crate::Follower::with_watermark_file));
+    /// the current watermark is published at once. The policy is wrapped in
+    /// [`PublishWatermark`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if the first publication fails.
+    pub fn with_watermark_file(
+        self,
+        mut file: WatermarkFile,
+    ) -> Result<StreamWriter<W, F, S, PublishWatermark<P>>> {
+        let durable = self.durability.durable;
+        file.publish(durable).map_err(|e| Error::io(e, durable))?;
+        Ok(StreamWriter {
+            sink: self.sink,
+            framer: self.framer,
+            builder: self.builder,
+            max_frame_len: self.max_frame_len,
+            strategy: self.strategy,
+            policy: PublishWatermark::new(self.policy, file),
+            durability: self.durability,
+        })
+    }
+
     /// Simple mode: serializes `item` into the writer's builder and writes it as one frame.
     #[inline]
     pub fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {
         self.builder.reset();
         item.serialize(&mut self.builder)?;
-        self.sink.write_frame::<F, S>(
+        let offset = if P::SYNCS { self.sink.written } else { 0 };
+        let written = self.sink.write_frame::<F, S>(
             &self.framer,
             self.max_frame_len,
             self.builder.finished_data(),
-        )
+        );
+        self.after_frame(written, offset)
     }
 
     /// Expert mode: writes the finished buffer of `builder` as one frame.
@@ -185,15 +291,93 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
         &mut self,
         builder: &mut FlatBufferBuilder<'_, A>,
     ) -> Result<()> {
-        self.sink
-            .write_frame::<F, S>(&self.framer, self.max_frame_len, builder.finished_data())
+        let offset = if P::SYNCS { self.sink.written } else { 0 };
+        let written = self.sink.write_frame::<F, S>(
+            &self.framer,
+            self.max_frame_len,
+            builder.finished_data(),
+        );
+        self.after_frame(written, offset)
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
     #[inline]
     pub fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
-        self.sink
-            .write_frame::<F, S>(&self.framer, self.max_frame_len, payload)
+        let offset = if P::SYNCS { self.sink.written } else { 0 };
+        let written = self
+            .sink
+            .write_frame::<F, S>(&self.framer, self.max_frame_len, payload);
+        self.after_frame(written, offset)
+    }
+
+    /// [`write`](Self::write), returning where the frame went.
+    #[inline]
+    pub fn write_with_receipt<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<Receipt> {
+        let offset = self.sink.written;
+        self.write(item)?;
+        Ok(self.receipt(offset))
+    }
+
+    /// [`write_finished`](Self::write_finished), returning where the frame went.
+    #[inline]
+    pub fn write_finished_with_receipt<A: Allocator>(
+        &mut self,
+        builder: &mut FlatBufferBuilder<'_, A>,
+    ) -> Result<Receipt> {
+        let offset = self.sink.written;
+        self.write_finished(builder)?;
+        Ok(self.receipt(offset))
+    }
+
+    /// [`write_payload`](Self::write_payload), returning where the frame went.
+    #[inline]
+    pub fn write_payload_with_receipt(&mut self, payload: &[u8]) -> Result<Receipt> {
+        let offset = self.sink.written;
+        self.write_payload(payload)?;
+        Ok(self.receipt(offset))
+    }
+
+    /// The receipt of the frame written whole from `offset` on.
+    #[inline(always)]
+    fn receipt(&self, offset: u64) -> Receipt {
+        Receipt {
+            offset,
+            len: self.sink.written - offset,
+        }
+    }
+
+    /// Lets the policy sync after the frame written from `offset` on, if it was written
+    /// whole. With [`NeverSync`] this is `written` itself: the writer's code is then the same
+    /// as before sync policies existed (checked in the generated code of the `ratios` bench).
+    #[inline(always)]
+    fn after_frame(&mut self, written: Result<()>, offset: u64) -> Result<()> {
+        if !P::SYNCS {
+            return written;
+        }
+        written?;
+        self.policy_after_frame(offset)
+    }
+
+    /// The policy's turn after a frame written whole from `offset` on. Out of line: inlined,
+    /// its mere presence (in a branch folded away for `NeverSync`) changed the register
+    /// allocation of the `write/fresh_writer` loop of a writer that never syncs.
+    #[inline(never)]
+    fn policy_after_frame(&mut self, offset: u64) -> Result<()> {
+        let frame = self.receipt(offset);
+        match self.policy.after_frame(&mut self.sink.inner, frame) {
+            Ok(false) => Ok(()),
+            Ok(true) => self.synced(frame.end()).map(drop),
+            Err(e) => Err(self.durability.failed(e)),
+        }
+    }
+
+    /// A sync covering everything up to `end` succeeded: moves the watermark there, unless an
+    /// earlier sync failed, and tells the policy.
+    #[cold]
+    fn synced(&mut self, end: u64) -> Result<u64> {
+        self.durability.synced(end)?;
+        self.policy.synced(end).map_err(|e| Error::io(e, end))?;
+        Ok(end)
     }
 
     /// Flushes the sink.
@@ -209,6 +393,22 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
     /// panics instead of failing, the count stops at the start of the frame being written.)
     pub fn bytes_written(&self) -> u64 {
         self.sink.written
+    }
+
+    /// The durable watermark: the stream offset up to which every frame is known to be on
+    /// disk. It moves, to the end of a frame, only when a sync succeeds ([`sync`](Self::sync),
+    /// or the policy's); 0 (or the [`with_offset`](Self::with_offset)) before the first.
+    ///
+    /// After a failed sync it never moves again for this writer: on Linux a failed `fsync` can
+    /// drop the pages it could not write and let a later one succeed, so a later success would
+    /// not prove the earlier frames are on disk. Reopen and repair the journal instead.
+    pub fn durable(&self) -> u64 {
+        self.durability.durable
+    }
+
+    /// The sync policy.
+    pub fn policy(&self) -> &P {
+        &self.policy
     }
 
     /// The framer.
@@ -232,23 +432,73 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
         &mut self.sink.inner
     }
 
-    /// Returns the sink, without flushing it.
+    /// Returns the sink, without flushing or syncing it.
     pub fn into_inner(self) -> W {
         self.sink.inner
     }
 }
 
-impl<W: core::fmt::Debug, F: core::fmt::Debug, S: core::fmt::Debug> core::fmt::Debug
-    for StreamWriter<W, F, S>
+impl<W: SyncSink, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F, S, P> {
+    /// Flushes the sink and syncs it to disk now, whatever the policy, and returns the new
+    /// durable watermark: every frame written so far.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sync`] if the sync fails, now or at any earlier sync of this writer (see
+    /// [`durable`](Self::durable)); the watermark stays where it was.
+    pub fn sync(&mut self) -> Result<u64> {
+        match self.sink.inner.sync() {
+            Ok(()) => self.synced(self.sink.written),
+            Err(e) => Err(self.durability.failed(e)),
+        }
+    }
+}
+
+impl<W: core::fmt::Debug, F: core::fmt::Debug, S: core::fmt::Debug, P: core::fmt::Debug>
+    core::fmt::Debug for StreamWriter<W, F, S, P>
 {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("StreamWriter")
             .field("sink", &self.sink.inner)
             .field("framer", &self.framer)
             .field("strategy", &self.strategy)
+            .field("policy", &self.policy)
             .field("bytes_written", &self.sink.written)
+            .field("durable", &self.durability.durable)
             .field("max_frame_len", &self.max_frame_len)
             .finish_non_exhaustive()
+    }
+}
+
+/// The durable watermark, and whether a sync ever failed. Touched only when a sync happens.
+#[derive(Debug, Clone, Copy, Default)]
+struct Durability {
+    durable: u64,
+    failed: bool,
+}
+
+impl Durability {
+    /// A sync covering everything up to `end` succeeded: moves the watermark there, unless an
+    /// earlier sync failed.
+    fn synced(&mut self, end: u64) -> Result<()> {
+        if self.failed {
+            return Err(Error::Sync {
+                source: io::Error::other("an earlier sync of this writer failed"),
+                offset: self.durable,
+            });
+        }
+        self.durable = end;
+        Ok(())
+    }
+
+    /// A sync failed: the watermark stays, for good.
+    #[cold]
+    fn failed(&mut self, source: io::Error) -> Error {
+        self.failed = true;
+        Error::Sync {
+            source,
+            offset: self.durable,
+        }
     }
 }
 

@@ -55,6 +55,11 @@
 //! - Adapters: bounds ([`BoundedDeframer`]), observers, validation ([`ValidatingDeframer`],
 //!   [`StructuralValidator`]), typed reading ([`TypedReaderExt`]), buffer reclamation
 //!   ([`Reclaiming`]). Every item has one path: the crate's root.
+//! - Journals: sync policies chosen in the writer's type ([`StreamWriter::with_sync`]:
+//!   [`SyncEveryFrames`], [`SyncEveryBytes`], [`SyncInterval`]; [`NeverSync`] by default),
+//!   [`StreamWriter::sync`] and the durable watermark ([`StreamWriter::durable`], published with
+//!   a [`WatermarkFile`]), frame [`Receipt`]s ([`StreamWriter::write_with_receipt`]), positioned
+//!   reads ([`FrameAt`]), and a [`Follower`] of a file another process appends to.
 //! - After a crash or damage: [`Recover`] finds the intact prefix of a stream and repairs a
 //!   journal with a torn tail; [`Salvage`] keeps every intact frame of a damaged checksummed
 //!   stream, skipping the damage (see `docs/robustness.md`).
