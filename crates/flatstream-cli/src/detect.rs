@@ -10,7 +10,7 @@
 //! checksum is 0 under CRC-32, CRC-32C and CRC-16 and nothing without a checksum.
 
 use crate::failure::Failure;
-use flatstream::{AnyChecksum, ChecksumDeframer, ChecksumKind, Error, Frames};
+use flatstream::{AnyChecksum, Checksum, ChecksumDeframer, ChecksumKind, Error, Frames};
 use std::fmt::Write as _;
 
 /// How many leading frames a trial reads at most.
@@ -86,11 +86,16 @@ pub(crate) fn detect(head: &[u8], complete: bool, max: usize) -> Detection {
         .map(|kind| trial(kind, head, complete, max))
         .collect();
 
-    // Checksums that verified at least one non-empty payload and met no failure.
-    let verified: Vec<&Trial> = trials
+    // Checksums that verified frames that tell them apart: a non-empty payload, or any
+    // payload if the checksum of nothing is not 0 (as with XXH3). A wrong checksum verifies
+    // such a frame only by chance (2^-16 for CRC-16, far less for the others), so a failure
+    // after such frames is damage in the stream, not a sign of the wrong framing. The one
+    // that verified the most frames wins; a tie is ambiguous.
+    let mut verified: Vec<&Trial> = trials
         .iter()
-        .filter(|t| t.kind != ChecksumKind::None && t.non_empty > 0 && t.is_consistent())
+        .filter(|t| t.kind != ChecksumKind::None && t.is_evidence())
         .collect();
+    verified.sort_by_key(|t| std::cmp::Reverse(t.frames));
     match verified.as_slice() {
         [one] => {
             return Detection::Found {
@@ -98,25 +103,38 @@ pub(crate) fn detect(head: &[u8], complete: bool, max: usize) -> Detection {
                 frames: one.frames,
             };
         }
-        [_, _, ..] => {
-            let names = names(verified.iter().map(|t| t.kind));
+        [best, next, ..] if best.frames > next.frames => {
+            return Detection::Found {
+                kind: best.kind,
+                frames: best.frames,
+            };
+        }
+        [best, ..] => {
+            let tied: Vec<ChecksumKind> = verified
+                .iter()
+                .filter(|t| t.frames == best.frames)
+                .map(|t| t.kind)
+                .collect();
             return Detection::Ambiguous {
-                candidates: verified.iter().map(|t| t.kind).collect(),
-                why: format!("the leading frames verify under {names} alike"),
+                why: format!(
+                    "the leading frames verify under {} alike",
+                    names(tied.iter().copied())
+                ),
+                candidates: tied,
             };
         }
         [] => {}
     }
 
     // No checksum verifies a non-empty payload. Without a checksum, accept frames that chain
-    // to the end of the input or of the leading bytes, or at least two frames before a torn
-    // tail (one frame then garbage is what a checksummed stream read without its checksum
-    // looks like).
+    // to the end of the input or of the leading bytes, or a few frames before a torn tail
+    // (one frame, then garbage, is what a checksummed stream read without its checksum looks
+    // like).
     let none = trials.iter().find(|t| t.kind == ChecksumKind::None);
     if let Some(none) = none {
         let chains = match none.end {
             TrialEnd::Enough | TrialEnd::Clean => none.frames > 0,
-            TrialEnd::Torn => none.frames >= 2,
+            TrialEnd::Torn => none.frames >= 4,
             TrialEnd::Failed(_) => false,
         };
         if chains && none.non_empty > 0 {
@@ -163,6 +181,13 @@ impl Trial {
     /// Whether nothing the trial read contradicts the framing.
     fn is_consistent(&self) -> bool {
         !matches!(self.end, TrialEnd::Failed(_))
+    }
+
+    /// Whether the frames it verified tell its checksum from the others: a non-empty
+    /// payload does; an empty one only if the checksum of nothing is not 0.
+    fn is_evidence(&self) -> bool {
+        let empty_checksum = AnyChecksum::new(self.kind).map_or(0, |c| c.calculate(&[]));
+        self.non_empty > 0 || (self.frames > 0 && empty_checksum != 0)
     }
 
     /// What stopped the trial, in words.
@@ -342,16 +367,27 @@ mod tests {
     }
 
     #[test]
-    fn empty_payloads_alone_cannot_tell_the_crcs_apart() {
-        let bytes = stream(ChecksumKind::Crc32, &[b"", b""]);
-        match detect(&bytes, true, MAX) {
-            Detection::Ambiguous { candidates, why } => {
-                assert!(candidates.contains(&ChecksumKind::Crc32));
-                assert!(candidates.contains(&ChecksumKind::Crc32c));
-                assert!(why.contains("empty payloads"), "{why}");
-            }
-            other => panic!("{other:?}"),
-        }
+    fn empty_payloads_tell_xxhash_apart_but_not_the_crcs() {
+        // XXH3 of nothing is not 0: its empty frames verify under it alone.
+        let bytes = stream(ChecksumKind::XxHash64, &[b"", b""]);
+        assert!(matches!(
+            detect(&bytes, true, MAX),
+            Detection::Found { kind: ChecksumKind::XxHash64, frames: 2 }
+        ));
+        // A CRC of nothing is 0: empty frames are zero bytes, read alike by every CRC and none.
+        let bytes = stream(ChecksumKind::Crc32c, &[b"", b""]);
+        assert!(bytes.iter().all(|&b| b == 0));
+        assert!(matches!(detect(&bytes, true, MAX), Detection::Ambiguous { .. }));
+    }
+
+    #[test]
+    fn damage_after_the_first_frame_does_not_hide_the_framing() {
+        let mut bytes = stream(ChecksumKind::Crc32, &[b"one", b"two", b"three"]);
+        bytes[4 + 4 + 3 + 4 + 4] ^= 1; // the second payload
+        assert!(matches!(
+            detect(&bytes, true, MAX),
+            Detection::Found { kind: ChecksumKind::Crc32, frames: 1 }
+        ));
     }
 
     #[test]
