@@ -79,7 +79,9 @@ impl Failure {
     /// Prints the one-line message (if any) and gives the exit status.
     fn report(self) -> ExitCode {
         if !self.message.is_empty() {
-            eprintln!("flatstream: {}", self.message);
+            // One line, whatever the message (a verifier's report spans several).
+            let line: Vec<&str> = self.message.lines().map(str::trim).collect();
+            eprintln!("flatstream: {}", line.join("; "));
         }
         self.status.into()
     }
