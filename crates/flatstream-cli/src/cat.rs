@@ -43,60 +43,81 @@ pub(crate) fn run(args: &CatArgs) -> Result<Status, Failure> {
     let mut progress = Progress::new("printing", None).hidden();
     let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
         .with_max_frame_len(max);
-    let walked = walk(&mut reader, &name, &mut progress, |index, offset, payload| {
-        if index < args.skip {
-            return Ok(ControlFlow::Continue(()));
-        }
-        if args.limit.is_some_and(|limit| printed >= limit) {
-            return Ok(ControlFlow::Break(()));
-        }
-        let bad = |why: String| Failure::damaged(format_args!("frame {index} at byte offset {offset}: {why}"));
-        if let Some(verifier) = &mut verifier {
-            verifier.verify(payload).map_err(bad)?;
-        }
-        line.clear();
-        match (format, &printer) {
-            (Format::Json, Some(printer)) => {
-                printer.message(payload, &mut line).map_err(|why| {
-                    bad(format!("cannot print it as {}: {why}", schema_name(&schema)))
-                })?;
+    let walked = walk(
+        &mut reader,
+        &name,
+        &mut progress,
+        |index, offset, payload| {
+            if index < args.skip {
+                return Ok(ControlFlow::Continue(()));
             }
-            (Format::Json, None) => {
-                let _ = write!(
-                    line,
-                    "{{\"index\":{index},\"offset\":{offset},\"size\":{},\"payload\":",
-                    payload.len()
-                );
-                line.push(b'"');
-                match args.bytes {
-                    BytesFormat::Base64 => base64(payload, &mut line),
-                    BytesFormat::Hex => hex(payload, &mut line),
-                }
-                line.extend_from_slice(b"\"}");
+            if args.limit.is_some_and(|limit| printed >= limit) {
+                return Ok(ControlFlow::Break(()));
             }
-            (Format::Hex, _) => {
-                let _ = write!(line, "frame {index} offset {offset} size {}: ", payload.len());
-                for (i, b) in payload.iter().take(PREVIEW).enumerate() {
-                    let sep = if i == 0 { "" } else { " " };
-                    let _ = write!(line, "{sep}{b:02x}");
+            let bad = |why: String| {
+                Failure::damaged(format_args!("frame {index} at byte offset {offset}: {why}"))
+            };
+            if let Some(verifier) = &mut verifier {
+                verifier.verify(payload).map_err(bad)?;
+            }
+            line.clear();
+            match (format, &printer) {
+                (Format::Json, Some(printer)) => {
+                    printer.message(payload, &mut line).map_err(|why| {
+                        bad(format!(
+                            "cannot print it as {}: {why}",
+                            schema_name(&schema)
+                        ))
+                    })?;
                 }
-                if payload.len() > PREVIEW {
-                    line.extend_from_slice(" \u{2026}".as_bytes());
+                (Format::Json, None) => {
+                    let _ = write!(
+                        line,
+                        "{{\"index\":{index},\"offset\":{offset},\"size\":{},\"payload\":",
+                        payload.len()
+                    );
+                    line.push(b'"');
+                    match args.bytes {
+                        BytesFormat::Base64 => base64(payload, &mut line),
+                        BytesFormat::Hex => hex(payload, &mut line),
+                    }
+                    line.extend_from_slice(b"\"}");
+                }
+                (Format::Hex, _) => {
+                    let _ = write!(
+                        line,
+                        "frame {index} offset {offset} size {}: ",
+                        payload.len()
+                    );
+                    for (i, b) in payload.iter().take(PREVIEW).enumerate() {
+                        let sep = if i == 0 { "" } else { " " };
+                        let _ = write!(line, "{sep}{b:02x}");
+                    }
+                    if payload.len() > PREVIEW {
+                        line.extend_from_slice(" \u{2026}".as_bytes());
+                    }
                 }
             }
-        }
-        line.push(b'\n');
-        out.write_all(&line).map_err(Failure::stdout)?;
-        printed += 1;
-        Ok(ControlFlow::Continue(()))
-    });
+            line.push(b'\n');
+            out.write_all(&line).map_err(Failure::stdout)?;
+            printed += 1;
+            Ok(ControlFlow::Continue(()))
+        },
+    );
     let flushed = out.flush().map_err(Failure::stdout);
     let walked = walked?;
     flushed?;
     match walked.end.damage(walked.frames) {
         Some(mut damage) => {
             let offset = walked.end.damage_offset().unwrap_or(0);
-            damage.push_str(&detect::hint(&framing, offset, &head, complete, max, "--checksum"));
+            damage.push_str(&detect::hint(
+                &framing,
+                offset,
+                &head,
+                complete,
+                max,
+                "--checksum",
+            ));
             Err(Failure::damaged(damage))
         }
         None => Ok(Status::Ok),

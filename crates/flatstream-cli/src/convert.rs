@@ -7,7 +7,9 @@ use crate::options::ConvertArgs;
 use crate::progress::Progress;
 use crate::walk::walk;
 use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
-use flatstream::{AnyChecksum, ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter};
+use flatstream::{
+    AnyChecksum, ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter,
+};
 use std::ops::ControlFlow;
 
 pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
@@ -21,7 +23,11 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
 
     let out = create_output(&args.output)?;
     let mut writer = StreamWriter::new(out, ChecksumFramer::new(to));
-    let output = if args.output == "-" { "stdout" } else { &args.output };
+    let output = if args.output == "-" {
+        "stdout"
+    } else {
+        &args.output
+    };
     let write_error = |e: Error| match e {
         Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
         Error::Io { source, .. } => Failure::io(output, source),

@@ -340,7 +340,10 @@ mod tests {
         for kind in ChecksumKind::ALL {
             let bytes = stream(kind, &payloads);
             match detect(&bytes, true, MAX) {
-                Detection::Found { kind: found, frames } => {
+                Detection::Found {
+                    kind: found,
+                    frames,
+                } => {
                     assert_eq!((found, frames), (kind, 3), "{kind}");
                 }
                 other => panic!("{kind}: {other:?}"),
@@ -372,12 +375,18 @@ mod tests {
         let bytes = stream(ChecksumKind::XxHash64, &[b"", b""]);
         assert!(matches!(
             detect(&bytes, true, MAX),
-            Detection::Found { kind: ChecksumKind::XxHash64, frames: 2 }
+            Detection::Found {
+                kind: ChecksumKind::XxHash64,
+                frames: 2
+            }
         ));
         // A CRC of nothing is 0: empty frames are zero bytes, read alike by every CRC and none.
         let bytes = stream(ChecksumKind::Crc32c, &[b"", b""]);
         assert!(bytes.iter().all(|&b| b == 0));
-        assert!(matches!(detect(&bytes, true, MAX), Detection::Ambiguous { .. }));
+        assert!(matches!(
+            detect(&bytes, true, MAX),
+            Detection::Ambiguous { .. }
+        ));
     }
 
     #[test]
@@ -386,7 +395,10 @@ mod tests {
         bytes[4 + 4 + 3 + 4 + 4] ^= 1; // the second payload
         assert!(matches!(
             detect(&bytes, true, MAX),
-            Detection::Found { kind: ChecksumKind::Crc32, frames: 1 }
+            Detection::Found {
+                kind: ChecksumKind::Crc32,
+                frames: 1
+            }
         ));
     }
 
@@ -406,7 +418,14 @@ mod tests {
     #[test]
     fn a_wrong_framing_given_gets_a_hint() {
         let bytes = stream(ChecksumKind::Crc32, &[b"payload"]);
-        let given = resolve(Some(ChecksumKind::XxHash64), &bytes, true, MAX, "--checksum").unwrap();
+        let given = resolve(
+            Some(ChecksumKind::XxHash64),
+            &bytes,
+            true,
+            MAX,
+            "--checksum",
+        )
+        .unwrap();
         assert_eq!(
             hint(&given, 0, &bytes, true, MAX, "--checksum"),
             "; did you mean --checksum crc32?"

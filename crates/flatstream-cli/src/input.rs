@@ -238,8 +238,7 @@ pub(crate) fn create_output(path: &str) -> Result<Box<dyn io::Write>, Failure> {
             io::stdout().lock(),
         )));
     }
-    let file = File::create(path).map_err(|e| {
-        Failure::error(format_args!("{path}: cannot create: {}", io_message(&e)))
-    })?;
+    let file = File::create(path)
+        .map_err(|e| Failure::error(format_args!("{path}: cannot create: {}", io_message(&e))))?;
     Ok(Box::new(io::BufWriter::with_capacity(1 << 16, file)))
 }

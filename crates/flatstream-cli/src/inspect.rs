@@ -12,7 +12,7 @@ use crate::progress::Progress;
 use crate::stats::Sizes;
 use crate::walk::{End, walk};
 use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
-use flatstream::{ChecksumDeframer, Checksum, StreamReader};
+use flatstream::{Checksum, ChecksumDeframer, StreamReader};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -108,7 +108,12 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
     let bytes = match (&walked.end, total) {
         (End::Clean, _) => walked.position,
         (_, Some(total)) => total,
-        (End::Torn { offset, present, .. }, None) => offset + present,
+        (
+            End::Torn {
+                offset, present, ..
+            },
+            None,
+        ) => offset + present,
         (_, None) => walked.position + reader.buffer().len() as u64 + drain(reader.get_mut()),
     };
     let payload_bytes = walked.position - header_len * walked.frames;
@@ -120,7 +125,14 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
     };
     if let (Some(detail), Some(offset)) = (&mut end_detail, end_offset) {
         let (head, complete) = (&hint_head[..], complete);
-        detail.push_str(&detect::hint(&framing, offset, head, complete, max, "--checksum"));
+        detail.push_str(&detect::hint(
+            &framing,
+            offset,
+            head,
+            complete,
+            max,
+            "--checksum",
+        ));
     }
     let report = Report {
         file: name,
@@ -188,7 +200,10 @@ fn print(report: &Report, json: bool) -> Result<(), Failure> {
         ));
         lines.push((
             "headers",
-            format!("{} bytes ({} % of the stream)", r.header_bytes, r.header_percent),
+            format!(
+                "{} bytes ({} % of the stream)",
+                r.header_bytes, r.header_percent
+            ),
         ));
     } else {
         lines.push(("bytes", r.bytes.to_string()));

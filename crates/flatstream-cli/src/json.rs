@@ -61,8 +61,8 @@ impl<'s> Printer<'s> {
         if depth > MAX_DEPTH {
             return Err(format!("tables nested deeper than {MAX_DEPTH}"));
         }
-        let vtable = i64::try_from(loc).map_err(|_| "offset out of range")?
-            - i64::from(read_i32(buf, loc)?);
+        let vtable =
+            i64::try_from(loc).map_err(|_| "offset out of range")? - i64::from(read_i32(buf, loc)?);
         let vtable = usize::try_from(vtable).map_err(|_| "vtable before the buffer")?;
         let vtable_len = usize::from(read_u16(buf, vtable)?);
         let slot = |field: &Field<'_>| -> WalkResult<Option<usize>> {
@@ -442,10 +442,13 @@ fn read_i32(buf: &[u8], pos: usize) -> WalkResult<i32> {
 
 /// Standard base64 (RFC 4648), with padding.
 pub(crate) fn base64(bytes: &[u8], out: &mut Vec<u8>) {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
         let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
         for i in 0..4 {
             if i <= chunk.len() {

@@ -37,8 +37,8 @@ mod progress;
 mod recover;
 mod schema;
 mod stats;
-mod walk;
 mod verify;
+mod walk;
 
 use clap::Parser;
 use failure::{Failure, Status};

@@ -11,8 +11,8 @@ use crate::verify::salvage_bound;
 use crate::walk::describe;
 use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, ChecksumKind, Error, Frames, Recover, Recovery,
-    RepairPolicy, Salvage, Salvaged, StreamEnd, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, ChecksumKind, Error, Frames, Recover, Recovery, RepairPolicy,
+    Salvage, Salvaged, StreamEnd, StreamWriter,
 };
 use serde::Serialize;
 use std::io::Write;
@@ -101,7 +101,10 @@ impl RecoverReport {
             ("file", r.file.clone()),
             ("framing", r.framing.clone()),
             ("frames", format!("{} intact", r.frames)),
-            ("valid", format!("{} bytes (the intact frames end here)", r.valid_len)),
+            (
+                "valid",
+                format!("{} bytes (the intact frames end here)", r.valid_len),
+            ),
             ("scanned", format!("{} bytes", r.scanned)),
             ("end", end),
             ("action", action),
@@ -168,7 +171,10 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
         .write(true)
         .open(path)
         .map_err(|e| {
-            Failure::error(format_args!("{path}: cannot open for writing: {}", io_message(&e)))
+            Failure::error(format_args!(
+                "{path}: cannot open for writing: {}",
+                io_message(&e)
+            ))
         })?;
     let policy = if args.cut_corrupt {
         RepairPolicy::AfterLastGoodFrame
@@ -297,11 +303,17 @@ fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failu
             if r.skipped.is_empty() { "" } else { ":" }
         );
         for [start, end] in &r.skipped {
-            let _ = writeln!(text, "  skipped bytes {start}..{end} ({} bytes)", end - start);
+            let _ = writeln!(
+                text,
+                "  skipped bytes {start}..{end} ({} bytes)",
+                end - start
+            );
         }
     }
     if args.output == "-" {
-        std::io::stderr().write_all(&text).map_err(|e| Failure::io("stderr", e))
+        std::io::stderr()
+            .write_all(&text)
+            .map_err(|e| Failure::io("stderr", e))
     } else {
         std::io::stdout().write_all(&text).map_err(Failure::stdout)
     }

@@ -9,8 +9,8 @@ use crate::failure::{Failure, catch_quietly, io_message};
 use flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
 use flatbuffers_reflection::SafeBuffer;
 use flatbuffers_reflection::reflection::{
-    self, BaseType, Enum, EnumArgs, EnumVal, EnumValArgs, Field, FieldArgs, KeyValue,
-    KeyValueArgs, Object, ObjectArgs, SchemaArgs, Type, TypeArgs,
+    self, BaseType, Enum, EnumArgs, EnumVal, EnumValArgs, Field, FieldArgs, KeyValue, KeyValueArgs,
+    Object, ObjectArgs, SchemaArgs, Type, TypeArgs,
 };
 use std::path::Path;
 
@@ -57,7 +57,9 @@ impl Schema {
             })?,
             None => match schema.root_table() {
                 Some(root) => index_of(&schema, root.name()).ok_or_else(|| {
-                    Failure::error(format_args!("{shown}: its root_type is not among its objects"))
+                    Failure::error(format_args!(
+                        "{shown}: its root_type is not among its objects"
+                    ))
                 })?,
                 None => {
                     return Err(Failure::error(format_args!(
@@ -67,12 +69,13 @@ impl Schema {
                 }
             },
         };
-        let schema = if schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name()) {
-            schema
-        } else {
-            let copy: &'static [u8] = Box::leak(reroot(&schema, root).into_boxed_slice());
-            parse(copy).map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
-        };
+        let schema =
+            if schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name()) {
+                schema
+            } else {
+                let copy: &'static [u8] = Box::leak(reroot(&schema, root).into_boxed_slice());
+                parse(copy).map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
+            };
         let fields = schema
             .objects()
             .iter()
@@ -135,8 +138,8 @@ fn parse(bytes: &'static [u8]) -> Result<reflection::Schema<'static>, String> {
     if !reflection::schema_buffer_has_identifier(bytes) {
         return Err("not a binary schema (flatc -b --schema x.fbs writes x.bfbs)".to_owned());
     }
-    let schema = reflection::root_as_schema(bytes)
-        .map_err(|e| format!("not a valid binary schema: {e}"))?;
+    let schema =
+        reflection::root_as_schema(bytes).map_err(|e| format!("not a valid binary schema: {e}"))?;
     let (objects, enums) = (schema.objects().len(), schema.enums().len());
     let check = |ty: Type<'_>, what: &str| -> Result<(), String> {
         let Ok(index) = usize::try_from(ty.index()) else {
@@ -159,9 +162,16 @@ fn parse(bytes: &'static [u8]) -> Result<reflection::Schema<'static>, String> {
     };
     for object in schema.objects() {
         for field in object.fields() {
-            check(field.type_(), &format!("field {}.{}", object.name(), field.name()))?;
+            check(
+                field.type_(),
+                &format!("field {}.{}", object.name(), field.name()),
+            )?;
             if field.type_().base_type() == BaseType::Union && field.offset() < 6 {
-                return Err(format!("union field {}.{} has no type field", object.name(), field.name()));
+                return Err(format!(
+                    "union field {}.{} has no type field",
+                    object.name(),
+                    field.name()
+                ));
             }
         }
     }
@@ -181,7 +191,13 @@ fn index_of(schema: &reflection::Schema<'_>, name: &str) -> Option<usize> {
 
 /// The table named `name`: a full name, or a name without namespace that only one table has.
 fn find_table(schema: &reflection::Schema<'_>, name: &str) -> Option<usize> {
-    let tables = || schema.objects().iter().enumerate().filter(|(_, o)| !o.is_struct());
+    let tables = || {
+        schema
+            .objects()
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !o.is_struct())
+    };
     if let Some((i, _)) = tables().find(|(_, o)| o.name() == name) {
         return Some(i);
     }
@@ -210,19 +226,26 @@ fn reroot(schema: &reflection::Schema<'_>, root: usize) -> Vec<u8> {
             },
         )
     };
-    let attributes = |b: &mut FlatBufferBuilder<'static>,
-                      kv: Option<flatbuffers::Vector<'_, flatbuffers::ForwardsUOffset<KeyValue<'_>>>>| {
-        let kv = kv?;
-        let items: Vec<WIPOffset<KeyValue<'_>>> = kv
-            .iter()
-            .map(|kv| {
-                let key = b.create_string(kv.key());
-                let value = kv.value().map(|v| b.create_string(v));
-                KeyValue::create(b, &KeyValueArgs { key: Some(key), value })
-            })
-            .collect();
-        Some(b.create_vector(&items))
-    };
+    let attributes =
+        |b: &mut FlatBufferBuilder<'static>,
+         kv: Option<flatbuffers::Vector<'_, flatbuffers::ForwardsUOffset<KeyValue<'_>>>>| {
+            let kv = kv?;
+            let items: Vec<WIPOffset<KeyValue<'_>>> = kv
+                .iter()
+                .map(|kv| {
+                    let key = b.create_string(kv.key());
+                    let value = kv.value().map(|v| b.create_string(v));
+                    KeyValue::create(
+                        b,
+                        &KeyValueArgs {
+                            key: Some(key),
+                            value,
+                        },
+                    )
+                })
+                .collect();
+            Some(b.create_vector(&items))
+        };
     let mut objects: Vec<WIPOffset<Object<'_>>> = Vec::new();
     for object in schema.objects() {
         let mut fields = Vec::new();

@@ -118,7 +118,10 @@ mod tests {
     fn large_sizes_are_within_one_part_in_256() {
         for size in [EXACT as u64, 70_000, 1 << 20, 123_456_789, u32::MAX as u64] {
             let lower = log_lower(log_bucket(size));
-            assert!(lower <= size && size - lower <= size / 256, "{size}: {lower}");
+            assert!(
+                lower <= size && size - lower <= size / 256,
+                "{size}: {lower}"
+            );
         }
         let mut s = Sizes::default();
         s.add(10);

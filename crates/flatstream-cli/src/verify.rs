@@ -167,7 +167,9 @@ pub(crate) fn verify_run<D: Deframer>(
                     tally.stopped = true;
                     return tally;
                 }
-                let bound = options.salvage_bound.unwrap_or_else(|| salvage_bound(largest));
+                let bound = options
+                    .salvage_bound
+                    .unwrap_or_else(|| salvage_bound(largest));
                 let rest = resync(
                     &bytes[at as usize..],
                     base + at,
@@ -228,7 +230,10 @@ fn resync<D: Deframer>(
 /// The bound for resynchronising after damage when none is given: 1 MiB, or the power of two
 /// at or above the largest payload seen if that is larger (see `salvage --help`).
 pub(crate) fn salvage_bound(largest: usize) -> usize {
-    largest.checked_next_power_of_two().unwrap_or(usize::MAX).max(1 << 20)
+    largest
+        .checked_next_power_of_two()
+        .unwrap_or(usize::MAX)
+        .max(1 << 20)
 }
 
 /// Verifies a stream read through `reader`. A corrupt frame ends it even with `all`: a stream
@@ -330,8 +335,8 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
         None => {
             let deframer = ChecksumDeframer::new(framing.checksum);
             let mut reader = StreamReader::new(input.reader(), deframer).with_max_frame_len(max);
-            let tally = verify_reader(&mut reader, &options, &mut progress)
-                .map_err(|e| match e {
+            let tally =
+                verify_reader(&mut reader, &options, &mut progress).map_err(|e| match e {
                     Error::Io { source, .. } => Failure::io(&name, source),
                     other => Failure::error(other),
                 })?;
@@ -340,7 +345,17 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
         }
     };
     progress.finish();
-    report(&name, &framing, schema.as_ref(), &tally, bytes, args, &head, complete, max)
+    report(
+        &name,
+        &framing,
+        schema.as_ref(),
+        &tally,
+        bytes,
+        args,
+        &head,
+        complete,
+        max,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -360,8 +375,14 @@ fn report(
     if let Some(e) = &mut first
         && e.kind != "schema"
     {
-        e.message
-            .push_str(&detect::hint(framing, e.offset, head, complete, max, "--checksum"));
+        e.message.push_str(&detect::hint(
+            framing,
+            e.offset,
+            head,
+            complete,
+            max,
+            "--checksum",
+        ));
     }
     let mut out = std::io::stdout().lock();
     if args.json {

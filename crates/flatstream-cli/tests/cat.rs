@@ -45,7 +45,11 @@ fn telemetry_messages_print_as_what_was_written() {
         assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{m}");
         assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{m}");
         // The shortest representation that reads back to the same bits.
-        assert_eq!(m["value"].as_f64().map(f64::to_bits), Some(r.value.to_bits()), "{m}");
+        assert_eq!(
+            m["value"].as_f64().map(f64::to_bits),
+            Some(r.value.to_bits()),
+            "{m}"
+        );
         assert_eq!(m.as_object().unwrap().len(), 3, "{m}");
     }
 }
@@ -54,13 +58,33 @@ fn telemetry_messages_print_as_what_was_written() {
 fn skip_and_limit_select_frames_and_stdin_works() {
     let bytes = telemetry(100, ChecksumKind::Crc32);
     let out = run_stdin(
-        &["cat", "-", "--schema", &telemetry_bfbs(), "--skip", "10", "--limit", "5"],
+        &[
+            "cat",
+            "-",
+            "--schema",
+            &telemetry_bfbs(),
+            "--skip",
+            "10",
+            "--limit",
+            "5",
+        ],
         &bytes,
     );
     out.ok();
-    let got: Vec<u64> = lines(&out).iter().map(|m| m["timestamp"].as_u64().unwrap()).collect();
-    let device: Vec<u64> = lines(&out).iter().map(|m| m["device_id"].as_u64().unwrap()).collect();
-    assert_eq!(device, (10..15).map(|i| Reading::nth(i).device_id).collect::<Vec<_>>());
+    let got: Vec<u64> = lines(&out)
+        .iter()
+        .map(|m| m["timestamp"].as_u64().unwrap())
+        .collect();
+    let device: Vec<u64> = lines(&out)
+        .iter()
+        .map(|m| m["device_id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        device,
+        (10..15)
+            .map(|i| Reading::nth(i).device_id)
+            .collect::<Vec<_>>()
+    );
     assert_eq!(got.len(), 5);
 }
 
@@ -82,8 +106,14 @@ fn without_a_schema_frames_print_as_hex_or_json() {
     let out = run(&["cat", &path, "--format", "json", "--bytes", "hex"]);
     out.ok();
     let m = lines(&out);
-    assert_eq!(m[0], json!({"index": 0, "offset": 0, "size": 3, "payload": "0102ff"}));
-    assert_eq!(m[1], json!({"index": 1, "offset": 9, "size": 0, "payload": ""}));
+    assert_eq!(
+        m[0],
+        json!({"index": 0, "offset": 0, "size": 3, "payload": "0102ff"})
+    );
+    assert_eq!(
+        m[1],
+        json!({"index": 1, "offset": 9, "size": 0, "payload": ""})
+    );
     assert_eq!(m[2]["payload"], "07".repeat(40));
     let out = run(&["cat", &path, "--format", "json", "--limit", "1"]);
     assert_eq!(lines(&out)[0]["payload"], "AQL/", "base64 by default");
@@ -98,7 +128,13 @@ fn damage_stops_cat_after_the_messages_before_it() {
     damaged[at[12] as usize + 14] ^= 4;
     let out = run(&["cat", &dir.file("d", &damaged), "-s", &telemetry_bfbs()]);
     let line = out.one_line_error(1);
-    assert!(line.starts_with(&format!("flatstream: frame 12 at byte offset {}: checksum mismatch", at[12])), "{line}");
+    assert!(
+        line.starts_with(&format!(
+            "flatstream: frame 12 at byte offset {}: checksum mismatch",
+            at[12]
+        )),
+        "{line}"
+    );
     assert_eq!(lines(&out).len(), 12);
 }
 
@@ -114,8 +150,14 @@ struct SensorSpec {
 enum DeviceSpec {
     None,
     Sensor(SensorSpec),
-    Motor { rpm: i32, temperature: Option<f32> },
-    Camera { resolution: Vec<u16>, lens: &'static str },
+    Motor {
+        rpm: i32,
+        temperature: Option<f32>,
+    },
+    Camera {
+        resolution: Vec<u16>,
+        lens: &'static str,
+    },
 }
 
 #[derive(Clone)]
@@ -171,7 +213,10 @@ fn robot<'a>(b: &mut FlatBufferBuilder<'a>, r: &RobotSpec) -> WIPOffset<Robot<'a
         DeviceSpec::Motor { rpm, temperature } => {
             let m = Motor::create(
                 b,
-                &MotorArgs { rpm: *rpm, temperature: temperature.unwrap_or(20.5) },
+                &MotorArgs {
+                    rpm: *rpm,
+                    temperature: temperature.unwrap_or(20.5),
+                },
             );
             (Device::Motor, Some(m.as_union_value()))
         }
@@ -250,19 +295,31 @@ fn robot_json(r: &RobotSpec) -> Value {
     };
     m.insert("status".into(), status);
     if let Some((p, heading, c)) = &r.pose {
-        m.insert("pose".into(), json!({"position": vec3(p), "heading": heading, "color": color(*c)}));
+        m.insert(
+            "pose".into(),
+            json!({"position": vec3(p), "heading": heading, "color": color(*c)}),
+        );
     }
     if let Some(t) = &r.tags {
         m.insert("tags".into(), json!(t));
     }
     if let Some(c) = &r.colors {
-        m.insert("colors".into(), Value::Array(c.iter().map(|&c| color(c)).collect()));
+        m.insert(
+            "colors".into(),
+            Value::Array(c.iter().map(|&c| color(c)).collect()),
+        );
     }
     if let Some(s) = &r.sensors {
-        m.insert("sensors".into(), Value::Array(s.iter().map(sensor_json).collect()));
+        m.insert(
+            "sensors".into(),
+            Value::Array(s.iter().map(sensor_json).collect()),
+        );
     }
     if let Some(w) = &r.waypoints {
-        m.insert("waypoints".into(), Value::Array(w.iter().map(vec3).collect()));
+        m.insert(
+            "waypoints".into(),
+            Value::Array(w.iter().map(vec3).collect()),
+        );
     }
     let (type_name, value) = match &r.device {
         DeviceSpec::None => ("NONE", None),
@@ -271,9 +328,10 @@ fn robot_json(r: &RobotSpec) -> Value {
             "Motor",
             Some(json!({"rpm": rpm, "temperature": temperature.unwrap_or(20.5)})),
         ),
-        DeviceSpec::Camera { resolution, lens } => {
-            ("Camera", Some(json!({"resolution": resolution, "lens": lens})))
-        }
+        DeviceSpec::Camera { resolution, lens } => (
+            "Camera",
+            Some(json!({"resolution": resolution, "lens": lens})),
+        ),
     };
     m.insert("device_type".into(), json!(type_name));
     if let Some(v) = value {
@@ -286,7 +344,11 @@ fn robot_json(r: &RobotSpec) -> Value {
         m.insert("firmware".into(), json!(base64(f)));
     }
     m.insert("active".into(), json!(r.active));
-    let battery = if r.battery.is_nan() { json!("nan") } else { json!(r.battery) };
+    let battery = if r.battery.is_nan() {
+        json!("nan")
+    } else {
+        json!(r.battery)
+    };
     m.insert("battery".into(), battery);
     m.insert("limit".into(), r.limit.map_or(Value::Null, |l| json!(l)));
     m.insert("offset".into(), json!(r.offset));
@@ -296,8 +358,9 @@ fn robot_json(r: &RobotSpec) -> Value {
 
 /// Base64 the slow, obvious way, to check the command's.
 fn base64(bytes: &[u8]) -> String {
-    let alphabet: Vec<char> =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".chars().collect();
+    let alphabet: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        .chars()
+        .collect();
     let bits: String = bytes.iter().map(|b| format!("{b:08b}")).collect();
     let mut out: String = bits
         .as_bytes()
@@ -342,16 +405,34 @@ fn robots() -> Vec<RobotSpec> {
         tags: Some(vec!["alpha", "", "\u{1F916}"]),
         colors: Some(vec![0, 1, 2, 1, 7]),
         sensors: Some(vec![
-            SensorSpec { name: Some("lidar"), readings: Some(vec![0.1, -1e-300, 12345.678]) },
-            SensorSpec { name: None, readings: Some(vec![]) },
-            SensorSpec { name: Some("empty"), readings: None },
+            SensorSpec {
+                name: Some("lidar"),
+                readings: Some(vec![0.1, -1e-300, 12345.678]),
+            },
+            SensorSpec {
+                name: None,
+                readings: Some(vec![]),
+            },
+            SensorSpec {
+                name: Some("empty"),
+                readings: None,
+            },
         ]),
         waypoints: Some(vec![[0.0, 0.5, 1.0], [-4.0, 8.0, 0.125]]),
-        device: DeviceSpec::Motor { rpm: -1200, temperature: Some(88.75) },
+        device: DeviceSpec::Motor {
+            rpm: -1200,
+            temperature: Some(88.75),
+        },
         parent: Some(Box::new(RobotSpec {
             name: "parent".into(),
-            device: DeviceSpec::Camera { resolution: vec![1920, 1080, 65535], lens: "wide" },
-            parent: Some(Box::new(RobotSpec { name: "grandparent".into(), ..plain.clone() })),
+            device: DeviceSpec::Camera {
+                resolution: vec![1920, 1080, 65535],
+                lens: "wide",
+            },
+            parent: Some(Box::new(RobotSpec {
+                name: "grandparent".into(),
+                ..plain.clone()
+            })),
             ..plain.clone()
         })),
         firmware: Some((0..=255u8).collect()),
@@ -367,7 +448,10 @@ fn robots() -> Vec<RobotSpec> {
         RobotSpec {
             name: "sensor".into(),
             status: 7, // a value the enum does not name
-            device: DeviceSpec::Sensor(SensorSpec { name: Some("probe"), readings: Some(vec![2.5]) }),
+            device: DeviceSpec::Sensor(SensorSpec {
+                name: Some("probe"),
+                readings: Some(vec![2.5]),
+            }),
             limit: Some(0),
             battery: f32::NAN,
             firmware: Some(vec![1, 2]),
@@ -375,7 +459,10 @@ fn robots() -> Vec<RobotSpec> {
         },
         RobotSpec {
             name: "motor-default".into(),
-            device: DeviceSpec::Motor { rpm: 0, temperature: None },
+            device: DeviceSpec::Motor {
+                rpm: 0,
+                temperature: None,
+            },
             tags: Some(vec![]),
             firmware: Some(vec![]),
             ..plain
@@ -413,12 +500,22 @@ fn fleet_messages_print_field_by_field_as_written() {
         for (field, value) in expected.as_object().unwrap() {
             assert_eq!(m.get(field), Some(value), "{}.{field}: {m}", r.name);
         }
-        assert_eq!(m.as_object().unwrap().len(), expected.as_object().unwrap().len(), "{m}");
+        assert_eq!(
+            m.as_object().unwrap().len(),
+            expected.as_object().unwrap().len(),
+            "{m}"
+        );
     }
     // Fields come in declaration order, as flatc writes them.
     let first = out.stdout.lines().next().unwrap();
-    assert!(first.starts_with("{\"id\":0,\"name\":\"plain\",\"color\":\"Green\",\"status\":\"Idle\","), "{first}");
-    assert!(first.ends_with("\"limit\":null,\"offset\":0,\"trim\":0}"), "{first}");
+    assert!(
+        first.starts_with("{\"id\":0,\"name\":\"plain\",\"color\":\"Green\",\"status\":\"Idle\","),
+        "{first}"
+    );
+    assert!(
+        first.ends_with("\"limit\":null,\"offset\":0,\"trim\":0}"),
+        "{first}"
+    );
     // 64-bit integers exactly, not through a double.
     assert!(out.stdout.contains(&format!("\"id\":{}", u64::MAX - 7)));
     assert!(out.stdout.contains(&format!("\"offset\":{}", i64::MIN)));
@@ -428,7 +525,10 @@ fn fleet_messages_print_field_by_field_as_written() {
 fn bytes_can_be_printed_as_hex() {
     let dir = Dir::new();
     let robots = robots();
-    let path = dir.file("fleet", &fleet_stream(&robots[2..3], ChecksumKind::XxHash64));
+    let path = dir.file(
+        "fleet",
+        &fleet_stream(&robots[2..3], ChecksumKind::XxHash64),
+    );
     let out = run(&["cat", &path, "-s", &fleet_bfbs(), "--bytes", "hex"]);
     out.ok();
     assert_eq!(lines(&out)[0]["firmware"], "0102");
@@ -438,8 +538,14 @@ fn bytes_can_be_printed_as_hex() {
 fn another_table_of_the_schema_is_read_with_root_type() {
     let dir = Dir::new();
     let specs = [
-        SensorSpec { name: Some("a"), readings: Some(vec![1.0, 2.0]) },
-        SensorSpec { name: None, readings: None },
+        SensorSpec {
+            name: Some("a"),
+            readings: Some(vec![1.0, 2.0]),
+        },
+        SensorSpec {
+            name: None,
+            readings: None,
+        },
     ];
     let payloads: Vec<Vec<u8>> = specs
         .iter()
@@ -459,8 +565,13 @@ fn another_table_of_the_schema_is_read_with_root_type() {
         run(&["verify", &path, "-s", &fleet_bfbs(), "--root-type", root]).ok();
     }
     // The same bytes are not valid robots: a robot's required name is missing.
-    let line = run(&["verify", &path, "-s", &fleet_bfbs()]).one_line_error(1).to_owned();
-    assert!(line.contains("frame 0 at byte offset 0: not a valid fleet.Robot"), "{line}");
+    let line = run(&["verify", &path, "-s", &fleet_bfbs()])
+        .one_line_error(1)
+        .to_owned();
+    assert!(
+        line.contains("frame 0 at byte offset 0: not a valid fleet.Robot"),
+        "{line}"
+    );
 }
 
 #[test]
@@ -471,8 +582,14 @@ fn an_unknown_root_type_is_one_line_naming_the_tables() {
         let line = run(&["cat", &path, "-s", &fleet_bfbs(), "--root-type", root])
             .one_line_error(2)
             .to_owned();
-        assert!(line.contains(&format!("root type `{root}` is not a table of the schema")), "{line}");
-        assert!(line.contains("fleet.Camera, fleet.Motor, fleet.Robot, fleet.Sensor"), "{line}");
+        assert!(
+            line.contains(&format!("root type `{root}` is not a table of the schema")),
+            "{line}"
+        );
+        assert!(
+            line.contains("fleet.Camera, fleet.Motor, fleet.Robot, fleet.Sensor"),
+            "{line}"
+        );
     }
 }
 
@@ -481,7 +598,13 @@ fn a_hostile_union_type_is_an_error_of_its_frame_not_a_panic() {
     let dir = Dir::new();
     let mut b = FlatBufferBuilder::new();
     let name = b.create_string("evil");
-    let m = Motor::create(&mut b, &MotorArgs { rpm: 1, temperature: 1.0 });
+    let m = Motor::create(
+        &mut b,
+        &MotorArgs {
+            rpm: 1,
+            temperature: 1.0,
+        },
+    );
     let root = Robot::create(
         &mut b,
         &RobotArgs {
@@ -496,11 +619,17 @@ fn a_hostile_union_type_is_an_error_of_its_frame_not_a_panic() {
     let mut good = FlatBufferBuilder::new();
     let root = robot(&mut good, &robots()[0]);
     good.finish(root, None);
-    let path = dir.file("evil", &framed(ChecksumKind::XxHash64, &[good.finished_data(), &evil[..]]));
+    let path = dir.file(
+        "evil",
+        &framed(ChecksumKind::XxHash64, &[good.finished_data(), &evil[..]]),
+    );
     for command in ["cat", "verify"] {
         let out = run(&[command, &path, "-s", &fleet_bfbs()]);
         let line = out.one_line_error(1);
-        assert!(line.starts_with("flatstream: frame 1 at byte offset "), "{line}");
+        assert!(
+            line.starts_with("flatstream: frame 1 at byte offset "),
+            "{line}"
+        );
         assert!(line.contains("not a valid fleet.Robot"), "{line}");
     }
 }

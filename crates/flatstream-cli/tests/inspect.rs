@@ -45,7 +45,10 @@ fn detects_the_framing_of_every_golden_stream() {
         } else {
             assert_eq!(out.status, 1, "{r}");
             assert!(r["framing"].is_null(), "{r}");
-            assert!(r["detection"].as_str().unwrap().contains("all zero bytes"), "{r}");
+            assert!(
+                r["detection"].as_str().unwrap().contains("all zero bytes"),
+                "{r}"
+            );
         }
     }
 }
@@ -58,14 +61,23 @@ fn the_payload_sizes_are_counted_exactly() {
     let r = run(&["inspect", &path, "--json"]).json();
     assert_eq!(r["framing"], "crc32c");
     assert_eq!(
-        (&r["payload_min"], &r["payload_median"], &r["payload_p99"], &r["payload_max"]),
+        (
+            &r["payload_min"],
+            &r["payload_median"],
+            &r["payload_p99"],
+            &r["payload_max"]
+        ),
         (&1.into(), &50.into(), &99.into(), &100.into())
     );
     assert_eq!(r["payload_bytes"], 5050);
     // The text report says the same.
     let out = run(&["inspect", &path]);
     out.ok();
-    assert!(out.stdout.contains("min 1, median 50, p99 99, max 100"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("min 1, median 50, p99 99, max 100"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("crc32c (detected"), "{}", out.stdout);
 }
 
@@ -73,10 +85,16 @@ fn the_payload_sizes_are_counted_exactly() {
 fn an_empty_input_is_clean_and_says_its_framing_is_unknown() {
     let dir = Dir::new();
     let path = dir.file("empty", &[]);
-    for r in [run(&["inspect", &path, "--json"]), run_stdin(&["inspect", "-", "--json"], &[])] {
+    for r in [
+        run(&["inspect", &path, "--json"]),
+        run_stdin(&["inspect", "-", "--json"], &[]),
+    ] {
         r.ok();
         let r = r.json();
-        assert_eq!((&r["frames"], &r["bytes"], &r["end"]), (&0.into(), &0.into(), &"clean".into()));
+        assert_eq!(
+            (&r["frames"], &r["bytes"], &r["end"]),
+            (&0.into(), &0.into(), &"clean".into())
+        );
         assert!(r["detection"].as_str().unwrap().contains("empty"), "{r}");
     }
 }
@@ -89,22 +107,38 @@ fn all_zero_bytes_are_ambiguous_and_the_report_says_why() {
     assert_eq!(out.status, 1);
     let r = out.json();
     assert!(r["framing"].is_null());
-    assert_eq!(r["candidates"], serde_json::json!(["none", "crc32", "crc16", "crc32c"]));
+    assert_eq!(
+        r["candidates"],
+        serde_json::json!(["none", "crc32", "crc16", "crc32c"])
+    );
     let why = r["detection"].as_str().unwrap();
-    assert!(why.starts_with("ambiguous: the input is all zero bytes"), "{why}");
+    assert!(
+        why.starts_with("ambiguous: the input is all zero bytes"),
+        "{why}"
+    );
     // Told the framing, it reads them as what they are under it.
     let r = run(&["inspect", &path, "--json", "--checksum", "crc16"]).json();
-    assert_eq!((&r["frames"], &r["end"]), (&(4096 / 6).into(), &"torn_tail".into()));
+    assert_eq!(
+        (&r["frames"], &r["end"]),
+        (&(4096 / 6).into(), &"torn_tail".into())
+    );
 }
 
 #[test]
 fn garbage_is_unknown_with_what_each_framing_read() {
     let dir = Dir::new();
-    let garbage: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 24) as u8 | 0x80).collect();
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8 | 0x80)
+        .collect();
     let path = dir.file("garbage", &garbage);
     let out = run(&["inspect", &path]);
     assert_eq!(out.status, 1, "{out:?}");
-    assert!(out.stdout.contains("unknown: no framing reads the leading frames"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("unknown: no framing reads the leading frames"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("xxhash64: frame 0"), "{}", out.stdout);
 }
 
@@ -118,7 +152,10 @@ fn a_torn_tail_and_a_corrupt_frame_are_reported_with_their_offsets() {
     let out = run(&["inspect", &torn, "--json"]);
     assert_eq!(out.status, 1);
     let r = out.json();
-    assert_eq!((&r["frames"], &r["end"], &r["end_offset"]), (&99.into(), &"torn_tail".into(), &at[99].into()));
+    assert_eq!(
+        (&r["frames"], &r["end"], &r["end_offset"]),
+        (&99.into(), &"torn_tail".into(), &at[99].into())
+    );
 
     let mut flipped = bytes.clone();
     flipped[at[40] as usize + 20] ^= 0x10;
@@ -141,7 +178,10 @@ fn reads_standard_input() {
     let out = run_stdin(&["inspect", "-", "--json"], &bytes);
     out.ok();
     let r = out.json();
-    assert_eq!((&r["framing"], &r["frames"], &r["file"]), (&"crc32".into(), &300.into(), &"stdin".into()));
+    assert_eq!(
+        (&r["framing"], &r["frames"], &r["file"]),
+        (&"crc32".into(), &300.into(), &"stdin".into())
+    );
     assert_eq!(r["bytes"], bytes.len());
 }
 
@@ -151,5 +191,8 @@ fn a_stream_longer_than_the_detection_window_is_read_whole() {
     let bytes = telemetry(40_000, ChecksumKind::Crc16);
     assert!(bytes.len() > 1 << 20);
     let r = run_stdin(&["inspect", "-", "--json"], &bytes).json();
-    assert_eq!((&r["framing"], &r["frames"], &r["bytes"]), (&"crc16".into(), &40_000.into(), &bytes.len().into()));
+    assert_eq!(
+        (&r["framing"], &r["frames"], &r["bytes"]),
+        (&"crc16".into(), &40_000.into(), &bytes.len().into())
+    );
 }

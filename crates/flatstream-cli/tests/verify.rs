@@ -18,13 +18,19 @@ fn an_intact_stream_verifies_with_every_framing_mapped_or_streamed() {
             out.ok();
             assert_eq!(
                 out.stdout,
-                format!("ok: 1000 frames, {} bytes, {kind} checksums verify\n", bytes.len())
+                format!(
+                    "ok: 1000 frames, {} bytes, {kind} checksums verify\n",
+                    bytes.len()
+                )
             );
         }
         let r = run_stdin(&["verify", "-", "--json"], &bytes);
         r.ok();
         let r = r.json();
-        assert_eq!((&r["ok"], &r["frames"], &r["framing"]), (&true.into(), &1000.into(), &kind.name().into()));
+        assert_eq!(
+            (&r["ok"], &r["frames"], &r["framing"]),
+            (&true.into(), &1000.into(), &kind.name().into())
+        );
     }
 }
 
@@ -65,7 +71,10 @@ fn a_cut_tail_is_a_torn_frame_at_its_offset() {
     let path = dir.file("cut", &bytes[..bytes.len() - 10]);
     let line = run(&["verify", &path]).one_line_error(1).to_owned();
     assert!(
-        line.starts_with(&format!("flatstream: frame 199 at byte offset {}: the stream ends inside it", at[199])),
+        line.starts_with(&format!(
+            "flatstream: frame 199 at byte offset {}: the stream ends inside it",
+            at[199]
+        )),
         "{line}"
     );
     let r = run(&["verify", &path, "--json"]).json();
@@ -87,23 +96,41 @@ fn all_goes_on_past_every_error_and_counts_them() {
     assert_eq!(out.status, 1);
     let r = out.json();
     // Three corrupt frames and the torn last one; every other frame verified.
-    assert_eq!((&r["errors"], &r["frames"]), (&4.into(), &996.into()), "{r}");
+    assert_eq!(
+        (&r["errors"], &r["frames"]),
+        (&4.into(), &996.into()),
+        "{r}"
+    );
     assert_eq!(r["first_error"]["index"], 100);
-    let line = run(&["verify", &path, "--all"]).one_line_error(1).to_owned();
+    let line = run(&["verify", &path, "--all"])
+        .one_line_error(1)
+        .to_owned();
     assert!(line.contains("4 error(s) in 996 frames"), "{line}");
     // From a pipe it cannot resynchronise, and says so.
-    let line = run_stdin(&["verify", "-", "--all"], &damaged).one_line_error(1).to_owned();
-    assert!(line.contains("1 error(s) in 100 frames") && line.contains("cannot be resynchronised"), "{line}");
+    let line = run_stdin(&["verify", "-", "--all"], &damaged)
+        .one_line_error(1)
+        .to_owned();
+    assert!(
+        line.contains("1 error(s) in 100 frames") && line.contains("cannot be resynchronised"),
+        "{line}"
+    );
 }
 
 #[test]
 fn the_wrong_checksum_gets_a_did_you_mean() {
     let dir = Dir::new();
     let path = dir.file("crc32", &telemetry(50, ChecksumKind::Crc32));
-    let line = run(&["verify", &path, "--checksum", "xxhash64"]).one_line_error(1).to_owned();
-    assert!(line.starts_with("flatstream: frame 0 at byte offset 0: "), "{line}");
+    let line = run(&["verify", &path, "--checksum", "xxhash64"])
+        .one_line_error(1)
+        .to_owned();
+    assert!(
+        line.starts_with("flatstream: frame 0 at byte offset 0: "),
+        "{line}"
+    );
     assert!(line.ends_with("; did you mean --checksum crc32?"), "{line}");
-    let line = run(&["verify", &path, "-c", "crc32c"]).one_line_error(1).to_owned();
+    let line = run(&["verify", &path, "-c", "crc32c"])
+        .one_line_error(1)
+        .to_owned();
     assert!(line.ends_with("; did you mean --checksum crc32?"), "{line}");
 }
 
@@ -114,7 +141,12 @@ fn a_schema_verifies_every_payload() {
     let path = dir.file("t", &bytes);
     let out = run(&["verify", &path, "--schema", &telemetry_bfbs()]);
     out.ok();
-    assert!(out.stdout.ends_with("every payload a valid telemetry.Telemetry\n"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .ends_with("every payload a valid telemetry.Telemetry\n"),
+        "{}",
+        out.stdout
+    );
 
     // Frames whose checksums verify but whose payloads are not telemetry tables.
     let mut payloads: Vec<Vec<u8>> = Vec::new();
@@ -127,14 +159,22 @@ fn a_schema_verifies_every_payload() {
     payloads[7] = vec![0xFF; 16]; // root offset far out of the buffer
     payloads[9] = vec![1, 2, 3];
     let path = dir.file("bad", &framed(ChecksumKind::XxHash64, &payloads));
-    let line = run(&["verify", &path, "-s", &telemetry_bfbs()]).one_line_error(1).to_owned();
+    let line = run(&["verify", &path, "-s", &telemetry_bfbs()])
+        .one_line_error(1)
+        .to_owned();
     let expected_offset = at[7];
     assert!(
-        line.starts_with(&format!("flatstream: frame 7 at byte offset {expected_offset}: not a valid telemetry.Telemetry")),
+        line.starts_with(&format!(
+            "flatstream: frame 7 at byte offset {expected_offset}: not a valid telemetry.Telemetry"
+        )),
         "{line}"
     );
     let r = run(&["verify", &path, "-s", &telemetry_bfbs(), "--all", "--json"]).json();
-    assert_eq!((&r["errors"], &r["frames"]), (&2.into(), &300.into()), "{r}");
+    assert_eq!(
+        (&r["errors"], &r["frames"]),
+        (&2.into(), &300.into()),
+        "{r}"
+    );
     assert_eq!(r["first_error"]["kind"], "schema");
 }
 
@@ -145,7 +185,10 @@ fn a_bound_under_the_frames_is_a_corrupt_length() {
     let line = run(&["verify", &path, "--max-frame-len", "16", "-c", "crc16"])
         .one_line_error(1)
         .to_owned();
-    assert!(line.contains("frame 0 at byte offset 0: declares a payload of"), "{line}");
+    assert!(
+        line.contains("frame 0 at byte offset 0: declares a payload of"),
+        "{line}"
+    );
     assert!(line.contains("over the bound of 16"), "{line}");
 }
 
@@ -162,6 +205,9 @@ fn all_zero_bytes_cannot_be_verified_without_a_framing() {
     let dir = Dir::new();
     let path = dir.file("zeros", &[0; 100]);
     let line = run(&["verify", &path]).one_line_error(2).to_owned();
-    assert!(line.contains("cannot tell the stream's framing: ambiguous: the input is all zero bytes"), "{line}");
+    assert!(
+        line.contains("cannot tell the stream's framing: ambiguous: the input is all zero bytes"),
+        "{line}"
+    );
     assert!(line.ends_with("pass --checksum KIND"), "{line}");
 }

@@ -2,7 +2,9 @@
 //! time), and the streams it runs on.
 #![allow(dead_code, unreachable_pub)]
 
-use flatstream::{AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Frames, StreamWriter};
+use flatstream::{
+    AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Frames, StreamWriter,
+};
 use flatstream_test_support::telemetry::Reading;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -29,7 +31,10 @@ impl Out {
         let line = self.stderr.trim_end();
         assert!(!line.contains('\n'), "more than one line: {line}");
         assert!(line.starts_with("flatstream: "), "{line}");
-        assert!(!line.contains("panicked") && !line.contains("backtrace"), "{line}");
+        assert!(
+            !line.contains("panicked") && !line.contains("backtrace"),
+            "{line}"
+        );
         line
     }
 
@@ -60,7 +65,11 @@ pub fn run_stdin(args: &[&str], stdin: &[u8]) -> Out {
 pub fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Out {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_flatstream"));
     cmd.args(args)
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     for (k, v) in env {
@@ -173,7 +182,11 @@ pub fn root() -> PathBuf {
 
 /// The telemetry schema's binary form, as committed.
 pub fn telemetry_bfbs() -> String {
-    root().join("examples/telemetry.bfbs").to_str().unwrap().to_owned()
+    root()
+        .join("examples/telemetry.bfbs")
+        .to_str()
+        .unwrap()
+        .to_owned()
 }
 
 /// The fleet test schema's binary form, as committed.
@@ -189,7 +202,9 @@ pub fn fleet_bfbs() -> String {
 /// "multi"), as bytes: its `.hex` file holds one frame per line, "length | checksum |
 /// payload" in hex.
 pub fn golden(kind: ChecksumKind, case: &str) -> Vec<u8> {
-    let path = root().join(format!("crates/flatstream-checksum/tests/golden/{kind}-{case}.hex"));
+    let path = root().join(format!(
+        "crates/flatstream-checksum/tests/golden/{kind}-{case}.hex"
+    ));
     let text = std::fs::read_to_string(&path).unwrap();
     let digits: String = text
         .lines()
