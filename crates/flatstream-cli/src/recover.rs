@@ -288,7 +288,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
 fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failure> {
     let mut text = Vec::new();
     if args.json {
-        serde_json::to_writer(&mut text, report).map_err(|e| Failure::error(e))?;
+        serde_json::to_writer(&mut text, report).map_err(Failure::error)?;
         text.push(b'\n');
     } else {
         let r = report;
