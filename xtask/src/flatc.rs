@@ -70,9 +70,12 @@ pub(crate) fn run(root: &Path, check: bool) -> Result<()> {
         for (dir, file, flags) in outputs {
             let committed = root.join(dir).join(&file);
             // With --check, flatc writes into the scratch directory (same relative layout).
-            let out_dir = if check { scratch.join(dir) } else { root.join(dir) };
-            std::fs::create_dir_all(&out_dir)
-                .map_err(|e| format!("{}: {e}", out_dir.display()))?;
+            let out_dir = if check {
+                scratch.join(dir)
+            } else {
+                root.join(dir)
+            };
+            std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
             flatc_into(&flatc, root, flags, &out_dir, job.fbs)?;
             let generated = out_dir.join(&file);
             if file.ends_with(".rs") {
