@@ -427,7 +427,8 @@ fn report(
         return Err(Failure::damaged(line));
     }
     let stopped = if tally.stopped {
-        " (stopped at a corrupt frame: a stream read from a pipe cannot be resynchronised)"
+        " (stopped at a corrupt frame: a stream read without mapping, from a pipe or with \
+         --no-mmap, cannot be resynchronised)"
     } else {
         ""
     };

@@ -178,6 +178,22 @@ fn a_schema_verifies_every_payload() {
     assert_eq!(r["first_error"]["kind"], "schema");
 }
 
+#[cfg(unix)]
+#[test]
+fn a_file_that_cannot_be_mapped_is_read_as_a_stream() {
+    // /dev/stdin is a pipe here: opened as a file, it cannot be mapped.
+    let bytes = telemetry(5000, ChecksumKind::XxHash64);
+    let out = run_stdin(&["verify", "/dev/stdin"], &bytes);
+    out.ok();
+    assert_eq!(
+        out.stdout,
+        format!(
+            "ok: 5000 frames, {} bytes, xxhash64 checksums verify\n",
+            bytes.len()
+        )
+    );
+}
+
 #[test]
 fn a_bound_under_the_frames_is_a_corrupt_length() {
     let dir = Dir::new();
