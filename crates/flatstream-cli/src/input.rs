@@ -1,0 +1,244 @@
+//! The input of a command: a file, memory-mapped where possible, or a stream (standard input,
+//! a pipe, `--no-mmap`), with its leading bytes at hand for framing detection.
+//!
+//! The one `unsafe` block of the command is here: mapping a file. `memmap2::Mmap::map` is
+//! `unsafe` because the mapped bytes change if another process writes the file, and reading a
+//! page that another process truncated away raises SIGBUS. The tool only reads what it maps,
+//! and every byte it reads goes through the library's bounds-checked decoder, so changed
+//! bytes give wrong answers about a file that is being changed, never undefined behaviour in
+//! safe code that trusted them; a file truncated under it while mapped ends the process, as it
+//! does `ripgrep`'s. Mapping is what lets `verify` read at the speed of the checksum (a stream
+//! read copies every byte once more); `--no-mmap` avoids it.
+#![allow(unsafe_code)]
+
+use crate::failure::{Failure, io_message};
+use std::fs::File;
+use std::io::{self, Cursor, Read};
+use std::path::Path;
+
+/// How many leading bytes framing detection looks at.
+pub(crate) const HEAD_LEN: usize = 1 << 20;
+
+/// Whether a command wants the bytes mapped or read as a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Map a regular file (fall back to a stream if it cannot be mapped).
+    Map,
+    /// Read as a stream, whatever the input is.
+    Stream,
+}
+
+/// An open input.
+pub(crate) struct Input {
+    /// The name to print: the path, or "stdin".
+    pub(crate) name: String,
+    body: Body,
+}
+
+enum Body {
+    /// A memory-mapped file (or an empty one, which cannot be mapped).
+    Mapped(Mapped),
+    /// A stream: its first bytes (up to [`HEAD_LEN`]) already read, the rest still in `rest`.
+    Stream {
+        head: Vec<u8>,
+        /// Whether `head` is the whole input.
+        complete: bool,
+        rest: Box<dyn Read>,
+        len: Option<u64>,
+    },
+}
+
+pub(crate) enum Mapped {
+    Map(memmap2::Mmap),
+    Empty,
+}
+
+impl Mapped {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Mapped::Map(map) => map,
+            Mapped::Empty => &[],
+        }
+    }
+}
+
+impl Input {
+    /// Opens `path` (`-` for standard input).
+    pub(crate) fn open(path: &str, access: Access) -> Result<Input, Failure> {
+        if path == "-" {
+            return Input::stream("stdin".to_owned(), Box::new(io::stdin()), None);
+        }
+        let file = File::open(path).map_err(|e| Failure::io(path, e))?;
+        let meta = file.metadata().map_err(|e| Failure::io(path, e))?;
+        if meta.is_dir() {
+            return Err(Failure::error(format_args!("{path}: is a directory")));
+        }
+        let name = path.to_owned();
+        if access == Access::Map && meta.is_file() {
+            if meta.len() == 0 {
+                return Ok(Input {
+                    name,
+                    body: Body::Mapped(Mapped::Empty),
+                });
+            }
+            if let Some(map) = map(&file) {
+                return Ok(Input {
+                    name,
+                    body: Body::Mapped(Mapped::Map(map)),
+                });
+            }
+        }
+        let len = meta.is_file().then_some(meta.len());
+        Input::stream(name, Box::new(file), len)
+    }
+
+    fn stream(name: String, mut rest: Box<dyn Read>, len: Option<u64>) -> Result<Input, Failure> {
+        let mut head = Vec::new();
+        (&mut rest)
+            .take(HEAD_LEN as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Failure::io(&name, e))?;
+        // A short read means the end, except exactly at HEAD_LEN, where only reading says.
+        let complete = head.len() < HEAD_LEN;
+        Ok(Input {
+            name,
+            body: Body::Stream {
+                head,
+                complete,
+                rest,
+                len,
+            },
+        })
+    }
+
+    /// The leading bytes (up to [`HEAD_LEN`]), and whether they are the whole input.
+    pub(crate) fn head(&self) -> (&[u8], bool) {
+        match &self.body {
+            Body::Mapped(m) => {
+                let bytes = m.bytes();
+                (&bytes[..bytes.len().min(HEAD_LEN)], bytes.len() <= HEAD_LEN)
+            }
+            Body::Stream { head, complete, .. } => (head, *complete),
+        }
+    }
+
+    /// The input's length, if it is known before reading it all.
+    pub(crate) fn len(&self) -> Option<u64> {
+        match &self.body {
+            Body::Mapped(m) => Some(m.bytes().len() as u64),
+            Body::Stream { len, .. } => *len,
+        }
+    }
+
+    /// The whole input in memory, if it is mapped.
+    pub(crate) fn mapped(&self) -> Option<&[u8]> {
+        match &self.body {
+            Body::Mapped(m) => Some(m.bytes()),
+            Body::Stream { .. } => None,
+        }
+    }
+
+    /// The input as a stream of bytes from its start.
+    pub(crate) fn reader(&mut self) -> Box<dyn Read + '_> {
+        match &mut self.body {
+            Body::Mapped(m) => Box::new(m.bytes()),
+            Body::Stream { head, rest, .. } => {
+                Box::new(Cursor::new(std::mem::take(head)).chain(rest))
+            }
+        }
+    }
+
+    /// The whole input: the mapping, or for a stream every byte read into memory.
+    pub(crate) fn into_bytes(self) -> Result<Bytes, Failure> {
+        match self.body {
+            Body::Mapped(m) => Ok(Bytes::Mapped(m)),
+            Body::Stream {
+                mut head, mut rest, ..
+            } => {
+                rest.read_to_end(&mut head)
+                    .map_err(|e| Failure::io(&self.name, e))?;
+                Ok(Bytes::Owned(head))
+            }
+        }
+    }
+
+    /// Fails if `output` names the same file as this input: writing it would destroy the
+    /// input before it is read.
+    pub(crate) fn check_not_output(&self, input_path: &str, output: &str) -> Result<(), Failure> {
+        if input_path == "-" || output == "-" {
+            return Ok(());
+        }
+        if same_file(Path::new(input_path), Path::new(output)) {
+            return Err(Failure::error(format_args!(
+                "{output} is the input file: write to another file"
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Every byte of an input, held in memory.
+pub(crate) enum Bytes {
+    Mapped(Mapped),
+    Owned(Vec<u8>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Mapped(m) => m.bytes(),
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// Maps `file` for reading, or `None` where the system cannot (the caller reads it instead).
+fn map(file: &File) -> Option<memmap2::Mmap> {
+    // SAFETY: the map is only read, and only through the library's decoder, which bounds-checks
+    // every access; if another process changes the file meanwhile, the bytes read change (wrong
+    // answers about a file being rewritten, as with any reader), and if it truncates the file
+    // the process gets SIGBUS, the accepted hazard of reading a mapped file (see the module
+    // docs). Nothing here hands the bytes to code that assumes they stay the same.
+    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
+    // Sequential reading is what every command does: ask for read-ahead.
+    #[cfg(unix)]
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Some(map)
+}
+
+#[cfg(unix)]
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Creates `path` for writing (`-` is stdout), refusing to write binary frames to a terminal.
+pub(crate) fn create_output(path: &str) -> Result<Box<dyn io::Write>, Failure> {
+    use std::io::IsTerminal;
+    if path == "-" {
+        if io::stdout().is_terminal() {
+            return Err(Failure::error(
+                "refusing to write binary frames to a terminal: redirect stdout or pass a file",
+            ));
+        }
+        return Ok(Box::new(io::BufWriter::with_capacity(
+            1 << 16,
+            io::stdout().lock(),
+        )));
+    }
+    let file = File::create(path)
+        .map_err(|e| Failure::error(format_args!("{path}: cannot create: {}", io_message(&e))))?;
+    Ok(Box::new(io::BufWriter::with_capacity(1 << 16, file)))
+}

@@ -1,0 +1,222 @@
+//! `flatstream inspect`: what a stream holds and how it ends, in bounded memory.
+//!
+//! The stream is read through a `StreamReader` (never mapped: a mapping's pages count as the
+//! process's memory once read), so memory is the reader's buffer, which grows only to the
+//! largest frame, plus the size histogram (512 KiB).
+
+use crate::detect::{self, Detection};
+use crate::failure::{Failure, Status};
+use crate::input::{Access, Input};
+use crate::options::InspectArgs;
+use crate::progress::Progress;
+use crate::stats::Sizes;
+use crate::walk::{End, walk};
+use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
+use flatstream::{Checksum, ChecksumDeframer, StreamReader};
+use serde::Serialize;
+use std::io::Write;
+use std::ops::ControlFlow;
+
+#[derive(Debug, Serialize)]
+struct Report {
+    file: String,
+    /// The framing read with; `None` when it cannot be told.
+    framing: Option<String>,
+    /// How the framing was chosen: "given", or what detection found.
+    detection: String,
+    /// The framings that read the leading frames alike, when detection is ambiguous.
+    candidates: Vec<String>,
+    frames: u64,
+    bytes: u64,
+    payload_bytes: u64,
+    payload_min: u64,
+    payload_median: u64,
+    payload_p99: u64,
+    payload_max: u64,
+    header_bytes: u64,
+    /// Share of the stream's bytes taken by headers, in percent.
+    header_percent: f64,
+    /// "clean", "torn_tail", "corrupt", or "unknown" when the framing cannot be told.
+    end: &'static str,
+    /// The offset of the torn or corrupt frame.
+    end_offset: Option<u64>,
+    /// The damage in words.
+    end_detail: Option<String>,
+}
+
+pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
+    let mut input = Input::open(&args.file, Access::Stream)?;
+    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let (head, complete) = input.head();
+    let detection = match args.read.checksum {
+        Some(kind) => Detection::Found { kind, frames: 0 },
+        None => detect::detect(head, complete, max),
+    };
+    let described = match (&detection, args.read.checksum) {
+        (_, Some(_)) => "given with --checksum".to_owned(),
+        (d, None) => d.describe(),
+    };
+    let candidates = match &detection {
+        Detection::Ambiguous { candidates, .. } => {
+            candidates.iter().map(|k| k.to_string()).collect()
+        }
+        _ => Vec::new(),
+    };
+    let kind = match detection {
+        Detection::Found { kind, .. } => Some(kind),
+        Detection::Empty => Some(flatstream::ChecksumKind::None),
+        Detection::Ambiguous { .. } | Detection::Unknown { .. } => None,
+    };
+    let Some(kind) = kind else {
+        let report = Report {
+            file: input.name.clone(),
+            framing: None,
+            detection: described,
+            candidates,
+            frames: 0,
+            bytes: input.len().unwrap_or(head.len() as u64),
+            payload_bytes: 0,
+            payload_min: 0,
+            payload_median: 0,
+            payload_p99: 0,
+            payload_max: 0,
+            header_bytes: 0,
+            header_percent: 0.0,
+            end: "unknown",
+            end_offset: None,
+            end_detail: Some("pass --checksum KIND to read the frames".to_owned()),
+        };
+        print(&report, args.json)?;
+        return Ok(Status::Damaged);
+    };
+    let framing = detect::resolve(Some(kind), head, complete, max, "--checksum")?;
+    let hint_head = head.to_vec();
+
+    let header_len = 4 + framing.checksum.size() as u64;
+    let mut sizes = Sizes::default();
+    let mut progress = Progress::new("inspecting", input.len());
+    let name = input.name.clone();
+    let total = input.len();
+    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
+        .with_max_frame_len(max);
+    let walked = walk(&mut reader, &name, &mut progress, |_, _, payload| {
+        sizes.add(payload.len());
+        Ok(ControlFlow::Continue(()))
+    })?;
+    // Bytes after the last intact frame: the rest of the input, which the reader may not
+    // have taken in full after a corrupt frame.
+    let bytes = match (&walked.end, total) {
+        (End::Clean, _) => walked.position,
+        (_, Some(total)) => total,
+        (
+            End::Torn {
+                offset, present, ..
+            },
+            None,
+        ) => offset + present,
+        (_, None) => walked.position + reader.buffer().len() as u64 + drain(reader.get_mut()),
+    };
+    let payload_bytes = walked.position - header_len * walked.frames;
+    let header_bytes = header_len * walked.frames;
+    let (end, end_offset, mut end_detail) = match &walked.end {
+        End::Clean | End::Stopped => ("clean", None, None),
+        End::Torn { offset, .. } => ("torn_tail", Some(*offset), walked.end.damage(walked.frames)),
+        End::Corrupt { offset, .. } => ("corrupt", Some(*offset), walked.end.damage(walked.frames)),
+    };
+    if let (Some(detail), Some(offset)) = (&mut end_detail, end_offset) {
+        let (head, complete) = (&hint_head[..], complete);
+        detail.push_str(&detect::hint(
+            &framing,
+            offset,
+            head,
+            complete,
+            max,
+            "--checksum",
+        ));
+    }
+    let report = Report {
+        file: name,
+        framing: Some(framing.kind.to_string()),
+        detection: described,
+        candidates,
+        frames: walked.frames,
+        bytes,
+        payload_bytes,
+        payload_min: sizes.min(),
+        payload_median: sizes.quantile(0.5),
+        payload_p99: sizes.quantile(0.99),
+        payload_max: sizes.max(),
+        header_bytes,
+        header_percent: if walked.position == 0 {
+            0.0
+        } else {
+            (header_bytes as f64 * 1000.0 / walked.position as f64).round() / 10.0
+        },
+        end,
+        end_offset,
+        end_detail,
+    };
+    print(&report, args.json)?;
+    Ok(if end == "clean" {
+        Status::Ok
+    } else {
+        Status::Damaged
+    })
+}
+
+/// Reads what is left of a source, counting the bytes.
+fn drain(source: &mut impl std::io::Read) -> u64 {
+    std::io::copy(source, &mut std::io::sink()).unwrap_or(0)
+}
+
+fn print(report: &Report, json: bool) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer(&mut out, report).map_err(|e| Failure::stdout(e.into()))?;
+        writeln!(out).map_err(Failure::stdout)?;
+        return Ok(());
+    }
+    let r = report;
+    let mut lines = vec![
+        ("file", r.file.clone()),
+        (
+            "framing",
+            match &r.framing {
+                Some(kind) if r.detection.starts_with("given") => format!("{kind} (given)"),
+                Some(_) => r.detection.clone(),
+                None => r.detection.clone(),
+            },
+        ),
+    ];
+    if r.framing.is_some() {
+        lines.push(("frames", r.frames.to_string()));
+        lines.push(("bytes", r.bytes.to_string()));
+        lines.push((
+            "payloads",
+            format!(
+                "{} bytes; min {}, median {}, p99 {}, max {}",
+                r.payload_bytes, r.payload_min, r.payload_median, r.payload_p99, r.payload_max
+            ),
+        ));
+        lines.push((
+            "headers",
+            format!(
+                "{} bytes ({} % of the stream)",
+                r.header_bytes, r.header_percent
+            ),
+        ));
+    } else {
+        lines.push(("bytes", r.bytes.to_string()));
+    }
+    let end = match (r.end, &r.end_detail) {
+        ("clean", _) => "clean (the last frame ends at the end of the input)".to_owned(),
+        ("unknown", Some(detail)) => format!("unknown: {detail}"),
+        (what, Some(detail)) => format!("{}: {detail}", what.replace('_', " ")),
+        (what, None) => what.to_owned(),
+    };
+    lines.push(("end", end));
+    for (key, value) in lines {
+        writeln!(out, "{key:<10}{value}").map_err(Failure::stdout)?;
+    }
+    Ok(())
+}

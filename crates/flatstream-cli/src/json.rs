@@ -1,0 +1,506 @@
+//! A verified FlatBuffer as one line of JSON, walked with its schema.
+//!
+//! Payloads are verified against the schema (with `flatbuffers-reflection`) before they get
+//! here. The walk itself reads the buffer with bounds-checked reads, so that even a buffer it
+//! misunderstood gives an error, never a panic: the reflection crate's accessors for tables
+//! inside vectors and unions are `unsafe fn`s, which this workspace does not call.
+//!
+//! The output follows flatc's JSON where JSON allows: fields in declaration order, enums by
+//! name, a union as its `<name>_type` field (the member's name) and its `<name>` field (the
+//! member's value). Scalars that are absent print at their default, optional scalars as
+//! `null`; absent strings, vectors, tables and unions are left out. `[ubyte]`/`[byte]` vectors
+//! print as one base64 or hex string. NaN and infinities, which JSON lacks, print as the
+//! strings "nan", "inf" and "-inf".
+
+use crate::options::BytesFormat;
+use crate::schema::Schema;
+use flatbuffers_reflection::reflection::{BaseType, Field, Object, Type};
+use std::io::Write;
+
+/// Nesting deeper than this is refused (the verifier's own default depth is 64).
+const MAX_DEPTH: usize = 64;
+
+/// Why a buffer could not be printed.
+pub(crate) type WalkResult<T = ()> = Result<T, String>;
+
+/// Prints messages of one schema.
+pub(crate) struct Printer<'s> {
+    schema: &'s Schema,
+    bytes: BytesFormat,
+}
+
+impl<'s> Printer<'s> {
+    pub(crate) fn new(schema: &'s Schema, bytes: BytesFormat) -> Self {
+        Printer { schema, bytes }
+    }
+
+    /// Appends `payload`, a verified FlatBuffer of the schema's message table, to `out` as
+    /// one JSON object (no newline).
+    pub(crate) fn message(&self, payload: &[u8], out: &mut Vec<u8>) -> WalkResult {
+        let root = read_u32(payload, 0)? as usize;
+        self.table(payload, root, self.schema.root, out, 0)
+    }
+
+    fn object(&self, index: usize) -> WalkResult<Object<'static>> {
+        let objects = self.schema.schema.objects();
+        if index < objects.len() {
+            Ok(objects.get(index))
+        } else {
+            Err(format!("type index {index} is not an object of the schema"))
+        }
+    }
+
+    fn table(
+        &self,
+        buf: &[u8],
+        loc: usize,
+        index: usize,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> WalkResult {
+        if depth > MAX_DEPTH {
+            return Err(format!("tables nested deeper than {MAX_DEPTH}"));
+        }
+        let vtable =
+            i64::try_from(loc).map_err(|_| "offset out of range")? - i64::from(read_i32(buf, loc)?);
+        let vtable = usize::try_from(vtable).map_err(|_| "vtable before the buffer")?;
+        let vtable_len = usize::from(read_u16(buf, vtable)?);
+        let slot = |field: &Field<'_>| -> WalkResult<Option<usize>> {
+            let at = usize::from(field.offset());
+            if at + 2 > vtable_len {
+                return Ok(None);
+            }
+            let voffset = read_u16(buf, vtable + at)?;
+            Ok((voffset != 0).then(|| loc + usize::from(voffset)))
+        };
+        out.push(b'{');
+        let mut first = true;
+        for field in self.schema.fields(index) {
+            let ty = field.type_();
+            let pos = slot(field)?;
+            let base = ty.base_type();
+            if is_scalar(base) {
+                key(out, &mut first, field.name());
+                match pos {
+                    Some(pos) => self.scalar(buf, pos, base, ty.index(), out)?,
+                    None if field.optional() => out.extend_from_slice(b"null"),
+                    None => self.default(field, out)?,
+                }
+                continue;
+            }
+            let Some(pos) = pos else { continue };
+            key(out, &mut first, field.name());
+            match base {
+                BaseType::String => string(buf, pos, out)?,
+                BaseType::Vector => self.vector(buf, pos, ty, out, depth)?,
+                BaseType::Obj => {
+                    let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                    if self.object(child)?.is_struct() {
+                        self.strukt(buf, pos, child, out)?;
+                    } else {
+                        let at = pos + read_u32(buf, pos)? as usize;
+                        self.table(buf, at, child, out, depth + 1)?;
+                    }
+                }
+                BaseType::Union => {
+                    // The union's type is the field just before it in the vtable.
+                    let type_field = usize::from(field.offset()) - 2;
+                    let discriminant = if type_field + 2 <= vtable_len {
+                        match read_u16(buf, vtable + type_field)? {
+                            0 => 0,
+                            at => read_u8(buf, loc + usize::from(at))?,
+                        }
+                    } else {
+                        0
+                    };
+                    let at = pos + read_u32(buf, pos)? as usize;
+                    self.union_value(buf, at, ty.index(), discriminant, out, depth)?;
+                }
+                other => return Err(format!("field type {other:?} is not supported")),
+            }
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// The value of a union whose type (discriminant) is `discriminant`, at `at`.
+    fn union_value(
+        &self,
+        buf: &[u8],
+        at: usize,
+        union: i32,
+        discriminant: u8,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> WalkResult {
+        let member = self
+            .enum_value(union, i64::from(discriminant))
+            .and_then(|v| v.union_type())
+            .ok_or_else(|| format!("union type {discriminant} is not a member of the union"))?;
+        match member.base_type() {
+            BaseType::Obj => {
+                let child = usize::try_from(member.index()).map_err(|_| "no type index")?;
+                if self.object(child)?.is_struct() {
+                    self.strukt(buf, at, child, out)
+                } else {
+                    self.table(buf, at, child, out, depth + 1)
+                }
+            }
+            BaseType::String => string_here(buf, at, out),
+            BaseType::None => {
+                out.extend_from_slice(b"null");
+                Ok(())
+            }
+            other => Err(format!("union member type {other:?} is not supported")),
+        }
+    }
+
+    /// A struct (inline, fixed size) of object `index` at `pos`.
+    fn strukt(&self, buf: &[u8], pos: usize, index: usize, out: &mut Vec<u8>) -> WalkResult {
+        out.push(b'{');
+        let mut first = true;
+        for field in self.schema.fields(index) {
+            let ty = field.type_();
+            let at = pos + usize::from(field.offset());
+            key(out, &mut first, field.name());
+            match ty.base_type() {
+                base if is_scalar(base) => self.scalar(buf, at, base, ty.index(), out)?,
+                BaseType::Obj => {
+                    let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                    self.strukt(buf, at, child, out)?;
+                }
+                BaseType::Array => {
+                    let size = ty.element_size() as usize;
+                    out.push(b'[');
+                    for i in 0..usize::from(ty.fixed_length()) {
+                        if i > 0 {
+                            out.push(b',');
+                        }
+                        let at = at + i * size;
+                        if ty.element() == BaseType::Obj {
+                            let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                            self.strukt(buf, at, child, out)?;
+                        } else {
+                            self.scalar(buf, at, ty.element(), ty.index(), out)?;
+                        }
+                    }
+                    out.push(b']');
+                }
+                other => return Err(format!("struct field type {other:?} is not supported")),
+            }
+        }
+        out.push(b'}');
+        Ok(())
+    }
+
+    /// The vector whose offset is at `pos`.
+    fn vector(
+        &self,
+        buf: &[u8],
+        pos: usize,
+        ty: Type<'_>,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> WalkResult {
+        let at = pos + read_u32(buf, pos)? as usize;
+        let len = read_u32(buf, at)? as usize;
+        let start = at + 4;
+        let element = ty.element();
+        let size = match element {
+            _ if is_scalar(element) => scalar_size(element),
+            BaseType::String | BaseType::Union => 4,
+            BaseType::Obj => {
+                let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                let object = self.object(child)?;
+                if object.is_struct() {
+                    usize::try_from(object.bytesize()).map_err(|_| "bad struct size")?
+                } else {
+                    4
+                }
+            }
+            other => return Err(format!("vectors of {other:?} are not supported")),
+        };
+        // The whole vector lies in the buffer: a hostile length cannot make the loop long.
+        let bytes = len
+            .checked_mul(size)
+            .and_then(|n| buf.get(start..start.checked_add(n)?))
+            .ok_or("vector runs past the end of the buffer")?;
+        if matches!(element, BaseType::UByte | BaseType::Byte) && ty.index() < 0 {
+            out.push(b'"');
+            match self.bytes {
+                BytesFormat::Base64 => base64(bytes, out),
+                BytesFormat::Hex => hex(bytes, out),
+            }
+            out.push(b'"');
+            return Ok(());
+        }
+        out.push(b'[');
+        for i in 0..len {
+            if i > 0 {
+                out.push(b',');
+            }
+            let at = start + i * size;
+            match element {
+                _ if is_scalar(element) => self.scalar(buf, at, element, ty.index(), out)?,
+                BaseType::String => string(buf, at, out)?,
+                BaseType::Obj => {
+                    let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                    if self.object(child)?.is_struct() {
+                        self.strukt(buf, at, child, out)?;
+                    } else {
+                        let table = at + read_u32(buf, at)? as usize;
+                        self.table(buf, table, child, out, depth + 1)?;
+                    }
+                }
+                _ => return Err("vectors of unions are not supported".to_owned()),
+            }
+        }
+        out.push(b']');
+        Ok(())
+    }
+
+    /// A scalar of type `base` at `pos`; an integer of an enum type (`index` >= 0) by name.
+    fn scalar(
+        &self,
+        buf: &[u8],
+        pos: usize,
+        base: BaseType,
+        index: i32,
+        out: &mut Vec<u8>,
+    ) -> WalkResult {
+        let value = match base {
+            BaseType::Bool => Scalar::Bool(read_u8(buf, pos)? != 0),
+            BaseType::Byte => Scalar::Int(i64::from(read_u8(buf, pos)? as i8)),
+            BaseType::UByte | BaseType::UType => Scalar::Int(i64::from(read_u8(buf, pos)?)),
+            BaseType::Short => Scalar::Int(i64::from(i16::from_le_bytes(read(buf, pos)?))),
+            BaseType::UShort => Scalar::Int(i64::from(read_u16(buf, pos)?)),
+            BaseType::Int => Scalar::Int(i64::from(read_i32(buf, pos)?)),
+            BaseType::UInt => Scalar::Int(i64::from(read_u32(buf, pos)?)),
+            BaseType::Long => Scalar::Int(i64::from_le_bytes(read(buf, pos)?)),
+            BaseType::ULong => Scalar::UInt(u64::from_le_bytes(read(buf, pos)?)),
+            BaseType::Float => Scalar::F32(f32::from_le_bytes(read(buf, pos)?)),
+            BaseType::Double => Scalar::F64(f64::from_le_bytes(read(buf, pos)?)),
+            other => return Err(format!("scalar type {other:?} is not supported")),
+        };
+        self.write_scalar(value, index, out);
+        Ok(())
+    }
+
+    /// The default of an absent scalar field.
+    fn default(&self, field: &Field<'_>, out: &mut Vec<u8>) -> WalkResult {
+        let ty = field.type_();
+        let value = match ty.base_type() {
+            BaseType::Bool => Scalar::Bool(field.default_integer() != 0),
+            BaseType::ULong => Scalar::UInt(field.default_integer() as u64),
+            BaseType::Float => Scalar::F32(field.default_real() as f32),
+            BaseType::Double => Scalar::F64(field.default_real()),
+            _ => Scalar::Int(field.default_integer()),
+        };
+        self.write_scalar(value, ty.index(), out);
+        Ok(())
+    }
+
+    fn write_scalar(&self, value: Scalar, index: i32, out: &mut Vec<u8>) {
+        let name = match value {
+            Scalar::Int(v) if index >= 0 => self.enum_value(index, v).map(|v| v.name()),
+            Scalar::UInt(v) if index >= 0 => i64::try_from(v)
+                .ok()
+                .and_then(|v| self.enum_value(index, v))
+                .map(|v| v.name()),
+            _ => None,
+        };
+        if let Some(name) = name {
+            json_string(name, out);
+            return;
+        }
+        let _ = match value {
+            Scalar::Bool(v) => write!(out, "{v}"),
+            Scalar::Int(v) => write!(out, "{v}"),
+            Scalar::UInt(v) => write!(out, "{v}"),
+            Scalar::F32(v) if v.is_finite() => {
+                serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from)
+            }
+            Scalar::F64(v) if v.is_finite() => {
+                serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from)
+            }
+            Scalar::F32(v) => write!(out, "\"{}\"", non_finite(f64::from(v))),
+            Scalar::F64(v) => write!(out, "\"{}\"", non_finite(v)),
+        };
+    }
+
+    /// The value of enum `index` equal to `value`.
+    fn enum_value(
+        &self,
+        index: i32,
+        value: i64,
+    ) -> Option<flatbuffers_reflection::reflection::EnumVal<'static>> {
+        let enums = self.schema.schema.enums();
+        let e = enums.get(usize::try_from(index).ok().filter(|&i| i < enums.len())?);
+        e.values().iter().find(|v| v.value() == value)
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Scalar {
+    Bool(bool),
+    Int(i64),
+    UInt(u64),
+    F32(f32),
+    F64(f64),
+}
+
+fn non_finite(v: f64) -> &'static str {
+    if v.is_nan() {
+        "nan"
+    } else if v > 0.0 {
+        "inf"
+    } else {
+        "-inf"
+    }
+}
+
+fn is_scalar(base: BaseType) -> bool {
+    matches!(
+        base,
+        BaseType::UType
+            | BaseType::Bool
+            | BaseType::Byte
+            | BaseType::UByte
+            | BaseType::Short
+            | BaseType::UShort
+            | BaseType::Int
+            | BaseType::UInt
+            | BaseType::Long
+            | BaseType::ULong
+            | BaseType::Float
+            | BaseType::Double
+    )
+}
+
+fn scalar_size(base: BaseType) -> usize {
+    match base {
+        BaseType::Short | BaseType::UShort => 2,
+        BaseType::Int | BaseType::UInt | BaseType::Float => 4,
+        BaseType::Long | BaseType::ULong | BaseType::Double => 8,
+        _ => 1,
+    }
+}
+
+/// `"name":`, after a comma unless it is the first key.
+fn key(out: &mut Vec<u8>, first: &mut bool, name: &str) {
+    if !std::mem::take(first) {
+        out.push(b',');
+    }
+    json_string(name, out);
+    out.push(b':');
+}
+
+/// `s` as a JSON string.
+fn json_string(s: &str, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// The string whose offset is at `pos`.
+fn string(buf: &[u8], pos: usize, out: &mut Vec<u8>) -> WalkResult {
+    string_here(buf, pos + read_u32(buf, pos)? as usize, out)
+}
+
+/// The string at `at` (its length, then its bytes).
+fn string_here(buf: &[u8], at: usize, out: &mut Vec<u8>) -> WalkResult {
+    let len = read_u32(buf, at)? as usize;
+    let bytes = buf
+        .get(at + 4..(at + 4).checked_add(len).ok_or("string too long")?)
+        .ok_or("string runs past the end of the buffer")?;
+    let s = std::str::from_utf8(bytes).map_err(|e| format!("string is not UTF-8: {e}"))?;
+    json_string(s, out);
+    Ok(())
+}
+
+fn read<const N: usize>(buf: &[u8], pos: usize) -> WalkResult<[u8; N]> {
+    buf.get(pos..)
+        .and_then(|rest| rest.first_chunk::<N>())
+        .copied()
+        .ok_or_else(|| format!("read past the end of the buffer at {pos}"))
+}
+
+fn read_u8(buf: &[u8], pos: usize) -> WalkResult<u8> {
+    Ok(read::<1>(buf, pos)?[0])
+}
+
+fn read_u16(buf: &[u8], pos: usize) -> WalkResult<u16> {
+    Ok(u16::from_le_bytes(read(buf, pos)?))
+}
+
+fn read_u32(buf: &[u8], pos: usize) -> WalkResult<u32> {
+    Ok(u32::from_le_bytes(read(buf, pos)?))
+}
+
+fn read_i32(buf: &[u8], pos: usize) -> WalkResult<i32> {
+    Ok(i32::from_le_bytes(read(buf, pos)?))
+}
+
+/// Standard base64 (RFC 4648), with padding.
+pub(crate) fn base64(bytes: &[u8], out: &mut Vec<u8>) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]);
+            } else {
+                out.push(b'=');
+            }
+        }
+    }
+}
+
+/// Lowercase hexadecimal, two digits per byte.
+pub(crate) fn hex(bytes: &[u8], out: &mut Vec<u8>) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 15)]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648_test_vectors() {
+        for (input, expected) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            let mut out = Vec::new();
+            base64(input.as_bytes(), &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn hex_is_two_lowercase_digits_per_byte() {
+        let mut out = Vec::new();
+        hex(&[0, 0x0f, 0xa0, 0xff], &mut out);
+        assert_eq!(out, b"000fa0ff");
+    }
+
+    #[test]
+    fn reads_past_the_end_are_errors() {
+        assert!(read_u32(&[1, 2, 3], 0).is_err());
+        assert!(read_u32(&[1, 2, 3, 4], usize::MAX).is_err());
+        assert_eq!(read_u16(&[1, 2, 3], 1), Ok(0x0302));
+    }
+}

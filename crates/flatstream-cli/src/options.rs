@@ -1,0 +1,303 @@
+//! The command line: every command, option and help text (clap derive).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use flatstream::ChecksumKind;
+use std::path::PathBuf;
+
+const EXIT_STATUS: &str = "\
+Exit status:
+  0  all is well
+  1  the stream is damaged or fails a check (the first problem is printed on stderr, with its
+     frame index and byte offset)
+  2  the command could not do its job: a missing or unreadable file or schema, a bad option,
+     a framing that cannot be told from the data";
+
+/// Look into, check, repair, salvage, convert and print streams of FlatBuffers messages.
+///
+/// A stream is frames laid end to end: [u32 LE payload length][checksum of the payload: 0, 2, 4
+/// or 8 bytes][payload]. Nothing in the stream says which checksum it uses: without
+/// --checksum, every command detects it from the leading frames.
+///
+/// FILE is a path, or - for standard input. Files are memory-mapped where that helps (verify,
+/// recover, salvage) and read in a stream otherwise, so memory stays bounded by the largest
+/// frame; --no-mmap reads every file as a stream.
+#[derive(Debug, Parser)]
+#[command(name = "flatstream", version, after_help = EXIT_STATUS, propagate_version = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Frames, bytes, payload sizes, header overhead and how the stream ends; detects the framing.
+    #[command(after_help = INSPECT_HELP)]
+    Inspect(InspectArgs),
+    /// Check every frame's checksum, and with --schema its FlatBuffer against the schema.
+    #[command(after_help = VERIFY_HELP)]
+    Verify(VerifyArgs),
+    /// Find where the intact part of a stream ends; with --truncate, cut the torn tail off.
+    #[command(after_help = RECOVER_HELP)]
+    Recover(RecoverArgs),
+    /// Copy every intact frame of a damaged stream into a clean one, skipping the damage.
+    #[command(after_help = SALVAGE_HELP)]
+    Salvage(SalvageArgs),
+    /// Print each message: as JSON with --schema, else its index, offset, size and bytes.
+    #[command(after_help = CAT_HELP)]
+    Cat(CatArgs),
+    /// Re-frame a stream with another checksum (or none), verifying every frame on the way.
+    #[command(after_help = CONVERT_HELP)]
+    Convert(ConvertArgs),
+}
+
+/// How to read the input: its framing and the bound on frames.
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    /// The stream's checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
+    /// the leading frames).
+    #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind)]
+    pub(crate) checksum: Option<ChecksumKind>,
+    /// Largest payload accepted, in bytes; a frame declaring more is corrupt. Set it to the
+    /// bound the writer used: it is what tells a corrupt length from a torn tail. [default:
+    /// 2147483648, salvage: see its help]
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_frame_len: Option<usize>,
+    /// Read files as a stream instead of memory-mapping them.
+    #[arg(long)]
+    pub(crate) no_mmap: bool,
+}
+
+/// A binary schema and the table the messages are.
+#[derive(Debug, Args)]
+pub(crate) struct SchemaArgs {
+    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
+    #[arg(long, short = 's', value_name = "S.bfbs")]
+    pub(crate) schema: Option<PathBuf>,
+    /// The table each message is (default: the schema's root_type). A full name
+    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
+    #[arg(long, value_name = "TABLE", requires = "schema")]
+    pub(crate) root_type: Option<String>,
+}
+
+const INSPECT_HELP: &str = "\
+Output: the framing (and how it was found), frames, bytes, payload sizes (min, median, p99,
+max; exact up to 64 KiB, within 1/256 above), header bytes and their share of the stream, and
+how the stream ends: clean, a torn tail at an offset (a frame cut short, what a writer that died
+leaves), or a corrupt frame at an offset. Memory stays bounded whatever the file's size.
+
+Framing detection reads the leading frames (up to 64, within the first MiB) with each framing
+in turn. It names the one whose checksums verify non-empty payloads; the stream is ambiguous
+when no payload tells them apart (an empty input, all-zero bytes: the CRCs of an empty payload
+are 0), and then inspect says why.
+
+Exit status:
+  0  the stream ends clean
+  1  the stream ends in a torn tail or a corrupt frame, or its framing cannot be told
+  2  the command could not do its job (missing file, bad option)";
+
+const VERIFY_HELP: &str = "\
+Reports the first error with its frame index (0-based, counting intact frames) and byte
+offset, and stops; with --all it goes on past every error (resynchronising after a corrupt frame
+as salvage does, which needs a file, not a pipe) and counts them. --json prints the result as
+one JSON object on stdout.
+
+Exit status:
+  0  every frame verifies
+  1  a frame does not verify (checksum, bound, schema) or the stream ends inside a frame
+  2  the command could not do its job (missing file, unreadable schema, unknown root type,
+     a framing that cannot be told)";
+
+const RECOVER_HELP: &str = "\
+A dry run by default: it reports the intact frames, the offset just past the last of them, and
+how the stream ends, and changes nothing. With --truncate it cuts the file at that offset,
+byte-exact, and syncs it, so that a writer can reopen it and append: only a torn tail is cut,
+unless --cut-corrupt also allows cutting a corrupt frame and everything after it (run salvage
+first to keep the intact frames that follow a corrupt one).
+
+Exit status:
+  0  the stream ends clean, or --truncate cut its damaged tail
+  1  the stream is damaged and was left as it is (a dry run, or a corrupt frame without
+     --cut-corrupt)
+  2  the command could not do its job (missing file, --truncate on standard input)";
+
+const SALVAGE_HELP: &str = "\
+Writes every frame whose checksum verifies, in order, to OUT (- for stdout) with the same
+framing, and reports the byte ranges it skipped. Only checksummed streams can be salvaged: with
+no checksum, any bytes whose length field fits would pass for a frame.
+
+Resynchronising after damage tries every offset and checksums what a length there claims, so
+the bound matters: by default it is 1 MiB, or the power of two at or above the largest payload
+among the intact leading frames if that is larger. Frames after the damage with larger payloads
+are skipped: pass --max-frame-len to keep them. Standard input is read whole into memory.
+
+Exit status:
+  0  nothing was skipped: OUT is a copy of the input's frames
+  1  damaged ranges were skipped: OUT holds every intact frame
+  2  the command could not do its job (missing file, a stream without a checksum, OUT is FILE)";
+
+const CAT_HELP: &str = "\
+With --schema, one JSON object per message and per line (--format json, the default then):
+fields by name in declaration order, nested tables and structs as objects, vectors as arrays,
+strings as strings, enums by name (a value the enum does not name as its number), unions as
+flatc writes them (the `<name>_type` field holds the member's name, the `<name>` field its
+value), scalars that are absent at their default, optional scalars that are absent as null,
+[ubyte] and [byte] vectors as one string (--bytes base64, the default, or hex), 64-bit integers
+exactly, and NaN and infinities as the strings \"nan\", \"inf\", \"-inf\". Each message is
+verified against the schema before it is printed.
+
+Without --schema (--format hex, the default then): one line per frame, `frame INDEX offset
+OFFSET size SIZE: ` and the first 32 payload bytes in hex; --format json prints
+{\"index\",\"offset\",\"size\",\"payload\"} with the whole payload in --bytes encoding.
+
+Exit status:
+  0  every frame was printed (or --limit was reached)
+  1  a frame does not verify (checksum, bound, schema) or the stream ends inside a frame; the
+     messages before it were printed
+  2  the command could not do its job (missing file, unreadable schema, unknown root type)";
+
+const CONVERT_HELP: &str = "\
+Reads IN (- for stdin) with --from-checksum (default: detected), verifies each frame, and
+writes it to OUT (- for stdout) framed with --to-checksum: add integrity to a plain capture
+(--to-checksum xxhash64), or strip it (--to-checksum none). Payloads are copied as they are.
+
+Exit status:
+  0  every frame was converted
+  1  a frame does not verify or the input ends inside a frame: OUT holds the frames before it
+  2  the command could not do its job (missing file, OUT is IN, binary output to a terminal)";
+
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    /// The stream (- for standard input).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    #[command(flatten)]
+    pub(crate) read: ReadArgs,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// The stream (- for standard input).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    #[command(flatten)]
+    pub(crate) read: ReadArgs,
+    #[command(flatten)]
+    pub(crate) schema: SchemaArgs,
+    /// Keep going after an error and count them all.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Print the result as one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RecoverArgs {
+    /// The stream (- for standard input; --truncate needs a file).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    #[command(flatten)]
+    pub(crate) read: ReadArgs,
+    /// Cut the file after its last intact frame (default: report only, change nothing).
+    #[arg(long)]
+    pub(crate) truncate: bool,
+    /// With --truncate, also cut a corrupt frame and everything after it.
+    #[arg(long, requires = "truncate")]
+    pub(crate) cut_corrupt: bool,
+    /// Print the report as one JSON object.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SalvageArgs {
+    /// The damaged stream (- for standard input).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    /// Where to write the intact frames (- for stdout).
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub(crate) output: String,
+    #[command(flatten)]
+    pub(crate) read: ReadArgs,
+    /// Print the report as one JSON object (on stderr when OUT is stdout).
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// How `cat` prints a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// One JSON object per line.
+    Json,
+    /// One line per frame: index, offset, size, the first payload bytes in hex.
+    Hex,
+}
+
+/// How `cat` writes bytes in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BytesFormat {
+    /// Standard base64 with padding (RFC 4648).
+    Base64,
+    /// Lowercase hexadecimal, two digits per byte.
+    Hex,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CatArgs {
+    /// The stream (- for standard input).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
+    #[command(flatten)]
+    pub(crate) read: ReadArgs,
+    #[command(flatten)]
+    pub(crate) schema: SchemaArgs,
+    /// Output format [default: json with --schema, hex without].
+    #[arg(long, value_enum)]
+    pub(crate) format: Option<Format>,
+    /// How [ubyte]/[byte] vectors and raw payloads are written in JSON.
+    #[arg(long, value_enum, default_value_t = BytesFormat::Base64)]
+    pub(crate) bytes: BytesFormat,
+    /// Skip the first N frames (they are still read and checked).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) skip: u64,
+    /// Print at most N frames.
+    #[arg(long, value_name = "N")]
+    pub(crate) limit: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ConvertArgs {
+    /// The stream to read (- for standard input).
+    #[arg(value_name = "IN")]
+    pub(crate) input: String,
+    /// Where to write the re-framed stream (- for stdout).
+    #[arg(value_name = "OUT")]
+    pub(crate) output: String,
+    /// The checksum to frame OUT with: none, xxhash64, crc32, crc32c or crc16.
+    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
+    pub(crate) to_checksum: ChecksumKind,
+    /// IN's checksum (default: detected from its leading frames).
+    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
+    pub(crate) from_checksum: Option<ChecksumKind>,
+    /// Largest payload accepted, in bytes [default: 2147483648].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_frame_len: Option<usize>,
+}
+
+fn parse_kind(name: &str) -> Result<ChecksumKind, String> {
+    name.parse::<ChecksumKind>().map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

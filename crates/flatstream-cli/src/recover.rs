@@ -1,0 +1,320 @@
+//! `flatstream recover` (the torn-tail report, and the cut with `--truncate`) and `flatstream
+//! salvage` (every intact frame into a clean stream), over the library's `Recover` and
+//! `Salvage`.
+
+use crate::detect::{self, Framing};
+use crate::failure::{Failure, Status, io_message};
+use crate::input::{Access, Input, create_output};
+use crate::options::{RecoverArgs, SalvageArgs};
+use crate::progress::Progress;
+use crate::verify::salvage_bound;
+use crate::walk::describe;
+use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
+use flatstream::{
+    ChecksumDeframer, ChecksumFramer, ChecksumKind, Error, Frames, Recover, Recovery, RepairPolicy,
+    Salvage, Salvaged, StreamEnd, StreamWriter,
+};
+use serde::Serialize;
+use std::io::Write;
+
+#[derive(Debug, Serialize)]
+struct RecoverReport {
+    file: String,
+    framing: String,
+    /// Intact frames.
+    frames: u64,
+    /// The offset just past the last intact frame.
+    valid_len: u64,
+    /// Bytes in the input.
+    scanned: u64,
+    /// "clean", "torn_tail" or "corrupt".
+    end: &'static str,
+    /// The damage in words.
+    detail: Option<String>,
+    /// Bytes after `valid_len`.
+    discarded: u64,
+    /// Whether the file was cut at `valid_len`.
+    truncated: bool,
+}
+
+impl RecoverReport {
+    fn new(name: &str, framing: &Framing, r: &Recovery, truncated: bool, hint: String) -> Self {
+        let (end, detail) = match &r.end {
+            StreamEnd::Clean => ("clean", None),
+            StreamEnd::TornTail { needed, present } => (
+                "torn_tail",
+                Some(format!(
+                    "frame {} at byte offset {}: the stream ends inside it ({present} of its \
+                     {needed} bytes present: a torn tail){hint}",
+                    r.frames, r.valid_len
+                )),
+            ),
+            StreamEnd::Corrupt(e) => (
+                "corrupt",
+                Some(format!(
+                    "frame {} at byte offset {}: {}{hint}",
+                    r.frames,
+                    r.valid_len,
+                    describe(e)
+                )),
+            ),
+            _ => ("corrupt", None),
+        };
+        RecoverReport {
+            file: name.to_owned(),
+            framing: framing.kind.to_string(),
+            frames: r.frames,
+            valid_len: r.valid_len,
+            scanned: r.scanned,
+            end,
+            detail,
+            discarded: r.discarded(),
+            truncated,
+        }
+    }
+
+    fn print(&self, json: bool) -> Result<(), Failure> {
+        let mut out = std::io::stdout().lock();
+        if json {
+            serde_json::to_writer(&mut out, self).map_err(|e| Failure::stdout(e.into()))?;
+            return writeln!(out).map_err(Failure::stdout);
+        }
+        let r = self;
+        let end = match &r.detail {
+            Some(detail) => format!("{}: {detail}", r.end.replace('_', " ")),
+            None => "clean (the last frame ends at the end of the input)".to_owned(),
+        };
+        let action = match (r.discarded, r.truncated) {
+            (0, _) => "nothing to cut".to_owned(),
+            (n, true) => format!("cut {n} bytes: the file now ends at {}", r.valid_len),
+            (n, false) if r.end == "corrupt" => format!(
+                "{n} bytes from offset {} on start with a corrupt frame: `flatstream salvage` \
+                 keeps the intact frames among them, --truncate --cut-corrupt cuts them all",
+                r.valid_len
+            ),
+            (n, false) => format!(
+                "{n} bytes after offset {} would be cut (run with --truncate to cut them)",
+                r.valid_len
+            ),
+        };
+        for (key, value) in [
+            ("file", r.file.clone()),
+            ("framing", r.framing.clone()),
+            ("frames", format!("{} intact", r.frames)),
+            (
+                "valid",
+                format!("{} bytes (the intact frames end here)", r.valid_len),
+            ),
+            ("scanned", format!("{} bytes", r.scanned)),
+            ("end", end),
+            ("action", action),
+        ] {
+            writeln!(out, "{key:<9}{value}").map_err(Failure::stdout)?;
+        }
+        Ok(())
+    }
+}
+
+fn access(no_mmap: bool) -> Access {
+    if no_mmap { Access::Stream } else { Access::Map }
+}
+
+pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
+    if args.truncate && args.file == "-" {
+        return Err(Failure::error(
+            "--truncate needs a file: standard input cannot be cut",
+        ));
+    }
+    let access = if args.truncate {
+        Access::Stream
+    } else {
+        access(args.read.no_mmap)
+    };
+    let mut input = Input::open(&args.file, access)?;
+    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let (head, complete) = input.head();
+    let framing = detect::resolve(args.read.checksum, head, complete, max, "--checksum")?;
+    let head = head.to_vec();
+    let hint = |r: &Recovery| {
+        if r.is_clean() {
+            String::new()
+        } else {
+            detect::hint(&framing, r.valid_len, &head, complete, max, "--checksum")
+        }
+    };
+    let recover = Recover::new(ChecksumDeframer::new(framing.checksum)).with_max_frame_len(max);
+
+    if !args.truncate {
+        let recovery = match input.mapped() {
+            Some(bytes) => recover.scan(bytes),
+            None => {
+                let name = input.name.clone();
+                recover.scan_reader(input.reader()).map_err(|e| match e {
+                    Error::Io { source, .. } => Failure::io(&name, source),
+                    other => Failure::error(other),
+                })?
+            }
+        };
+        RecoverReport::new(&input.name, &framing, &recovery, false, hint(&recovery))
+            .print(args.json)?;
+        return Ok(if recovery.is_clean() {
+            Status::Ok
+        } else {
+            Status::Damaged
+        });
+    }
+
+    drop(input);
+    let path = &args.file;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| {
+            Failure::error(format_args!(
+                "{path}: cannot open for writing: {}",
+                io_message(&e)
+            ))
+        })?;
+    let policy = if args.cut_corrupt {
+        RepairPolicy::AfterLastGoodFrame
+    } else {
+        RepairPolicy::TornTail
+    };
+    match recover.repair_file(&mut file, policy) {
+        Ok(recovery) => {
+            RecoverReport::new(path, &framing, &recovery, true, hint(&recovery))
+                .print(args.json)?;
+            Ok(Status::Ok)
+        }
+        Err(Error::Io { source, .. }) => Err(Failure::io(path, source)),
+        Err(e) => {
+            let offset = e.offset();
+            let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
+            Err(Failure::damaged(format_args!(
+                "the frame at byte offset {offset} is corrupt: {}{hint}; the file is left as it \
+                 is: run `flatstream salvage` to keep the intact frames after it, or add \
+                 --cut-corrupt to cut it and everything after it",
+                describe(&e)
+            )))
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct SalvageReport {
+    file: String,
+    output: String,
+    framing: String,
+    /// The bound on payloads used to resynchronise.
+    max_frame_len: usize,
+    /// Frames kept and written.
+    frames: u64,
+    /// Byte ranges skipped, `[start, end)`.
+    skipped: Vec<[u64; 2]>,
+    skipped_bytes: u64,
+}
+
+pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
+    let input = Input::open(&args.file, access(args.read.no_mmap))?;
+    input.check_not_output(&args.file, &args.output)?;
+    let (head, complete) = input.head();
+    let detect_max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let framing = detect::resolve(args.read.checksum, head, complete, detect_max, "--checksum")?;
+    if framing.kind == ChecksumKind::None {
+        return Err(Failure::error(
+            "salvage needs a checksummed stream: with no checksum, any bytes whose length field \
+             fits would pass for a frame (use `flatstream recover` to find the intact prefix)",
+        ));
+    }
+    let name = input.name.clone();
+    let bytes = input.into_bytes()?;
+    let deframer = ChecksumDeframer::new(framing.checksum);
+    let bound = match args.read.max_frame_len {
+        Some(max) => max,
+        None => {
+            let largest = Frames::new(&bytes, &deframer)
+                .map_while(Result::ok)
+                .map(<[u8]>::len)
+                .max()
+                .unwrap_or(0);
+            salvage_bound(largest)
+        }
+    };
+    let out = create_output(&args.output)?;
+    let mut writer = StreamWriter::new(out, ChecksumFramer::new(framing.checksum));
+    let write_error = |e: Error| match e {
+        Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
+        Error::Io { source, .. } => Failure::io(&args.output, source),
+        other => Failure::error(other),
+    };
+    let mut progress = Progress::new("salvaging", Some(bytes.len() as u64));
+    let mut report = SalvageReport {
+        file: name,
+        output: args.output.clone(),
+        framing: framing.kind.to_string(),
+        max_frame_len: bound,
+        frames: 0,
+        skipped: Vec::new(),
+        skipped_bytes: 0,
+    };
+    for item in Salvage::new(&bytes, &deframer, bound) {
+        match item {
+            Salvaged::Frame { offset, payload } => {
+                progress.update(offset);
+                writer.write_payload(payload).map_err(write_error)?;
+                report.frames += 1;
+            }
+            Salvaged::Skipped { start, end } => {
+                report.skipped.push([start, end]);
+                report.skipped_bytes += end - start;
+            }
+            // Only validating deframers reject frames; this one does not.
+            _ => {}
+        }
+    }
+    progress.finish();
+    writer.flush().map_err(write_error)?;
+    drop(writer);
+    print_salvage(&report, args)?;
+    Ok(if report.skipped.is_empty() {
+        Status::Ok
+    } else {
+        Status::Damaged
+    })
+}
+
+/// The report goes to stdout, or to stderr when stdout carries the salvaged stream.
+fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failure> {
+    let mut text = Vec::new();
+    if args.json {
+        serde_json::to_writer(&mut text, report).map_err(Failure::error)?;
+        text.push(b'\n');
+    } else {
+        let r = report;
+        let _ = writeln!(
+            text,
+            "kept {} frames ({}) into {}; skipped {} bytes in {} range(s){}",
+            r.frames,
+            r.framing,
+            if r.output == "-" { "stdout" } else { &r.output },
+            r.skipped_bytes,
+            r.skipped.len(),
+            if r.skipped.is_empty() { "" } else { ":" }
+        );
+        for [start, end] in &r.skipped {
+            let _ = writeln!(
+                text,
+                "  skipped bytes {start}..{end} ({} bytes)",
+                end - start
+            );
+        }
+    }
+    if args.output == "-" {
+        std::io::stderr()
+            .write_all(&text)
+            .map_err(|e| Failure::io("stderr", e))
+    } else {
+        std::io::stdout().write_all(&text).map_err(Failure::stdout)
+    }
+}

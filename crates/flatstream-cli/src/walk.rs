@@ -1,0 +1,133 @@
+//! Reading a stream frame by frame through any of the library's readers, and saying what went
+//! wrong in words: what `inspect`, `cat` and `convert` share.
+
+use crate::failure::{Failure, io_message};
+use crate::progress::Progress;
+use flatstream::{Error, MessageReader};
+use std::ops::ControlFlow;
+
+/// How a walk over a stream ended.
+#[derive(Debug)]
+pub(crate) enum End {
+    /// The input ended exactly after a frame.
+    Clean,
+    /// The callback stopped the walk.
+    Stopped,
+    /// The input ends inside the frame at `offset` (the torn tail a dying writer leaves).
+    Torn {
+        offset: u64,
+        needed: u64,
+        present: u64,
+    },
+    /// The frame at `offset` is corrupt: `error` says how.
+    Corrupt { offset: u64, error: Error },
+}
+
+impl End {
+    /// The offset of the frame where the walk stopped on damage, if it did.
+    pub(crate) fn damage_offset(&self) -> Option<u64> {
+        match self {
+            End::Torn { offset, .. } | End::Corrupt { offset, .. } => Some(*offset),
+            End::Clean | End::Stopped => None,
+        }
+    }
+
+    /// The damage, as "frame N at byte offset O: what", if the walk stopped on damage.
+    pub(crate) fn damage(&self, index: u64) -> Option<String> {
+        match self {
+            End::Torn {
+                offset,
+                needed,
+                present,
+            } => Some(format!(
+                "frame {index} at byte offset {offset}: the stream ends inside it ({present} of \
+                 its {needed} bytes present: a torn tail)"
+            )),
+            End::Corrupt { offset, error } => Some(format!(
+                "frame {index} at byte offset {offset}: {}",
+                describe(error)
+            )),
+            End::Clean | End::Stopped => None,
+        }
+    }
+}
+
+/// What a walk saw.
+#[derive(Debug)]
+pub(crate) struct Walked {
+    /// Frames handed to the callback.
+    pub(crate) frames: u64,
+    /// Offset just past the last frame read.
+    pub(crate) position: u64,
+    pub(crate) end: End,
+}
+
+/// Reads every frame of `reader`, calling `f(index, offset, payload)`, until the end, damage,
+/// or `f` breaks. An I/O error of the source fails the walk (exit status 2).
+pub(crate) fn walk<M: MessageReader>(
+    reader: &mut M,
+    name: &str,
+    progress: &mut Progress,
+    mut f: impl FnMut(u64, u64, &[u8]) -> Result<ControlFlow<()>, Failure>,
+) -> Result<Walked, Failure> {
+    let mut frames = 0;
+    loop {
+        let offset = reader.position();
+        progress.update(offset);
+        let end = match reader.read_message() {
+            Ok(Some(payload)) => {
+                let flow = f(frames, offset, payload)?;
+                frames += 1;
+                if flow.is_break() {
+                    End::Stopped
+                } else {
+                    continue;
+                }
+            }
+            Ok(None) => End::Clean,
+            Err(Error::UnexpectedEof {
+                offset,
+                needed,
+                present,
+                ..
+            }) => End::Torn {
+                offset,
+                needed,
+                present,
+            },
+            Err(Error::Io { source, .. }) => return Err(Failure::io(name, source)),
+            Err(error) => End::Corrupt {
+                offset: error.offset(),
+                error,
+            },
+        };
+        progress.finish();
+        return Ok(Walked {
+            frames,
+            position: reader.position(),
+            end,
+        });
+    }
+}
+
+/// A frame's error in words, without the offset (the caller puts the frame's index and offset
+/// first).
+pub(crate) fn describe(error: &Error) -> String {
+    match error {
+        Error::ChecksumMismatch {
+            expected, actual, ..
+        } => format!("checksum mismatch: stored {expected:#x}, computed {actual:#x}"),
+        Error::FrameTooLarge { len, max, .. } => {
+            format!("declares a payload of {len} bytes, over the bound of {max}")
+        }
+        Error::UnexpectedEof {
+            needed, present, ..
+        } => format!(
+            "the stream ends inside it ({present} of its {needed} bytes present: a torn tail)"
+        ),
+        Error::InvalidFlatbuffer { error, .. } => format!("invalid FlatBuffer: {error}"),
+        Error::Validation { details, .. } => format!("rejected: {details}"),
+        Error::Io { source, .. } => format!("read error: {}", io_message(source)),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,229 @@
+//! `flatstream verify` on real streams: intact, damaged by a flipped byte, cut short, read
+//! with the wrong checksum, against a schema, from stdin, mapped or not.
+
+mod common;
+use common::*;
+use flatstream::ChecksumKind;
+
+#[test]
+fn an_intact_stream_verifies_with_every_framing_mapped_or_streamed() {
+    let dir = Dir::new();
+    for kind in ChecksumKind::ALL {
+        let bytes = telemetry(1000, kind);
+        let path = dir.file("t.fstream", &bytes);
+        for extra in [&[][..], &["--no-mmap"]] {
+            let mut args = vec!["verify", &path];
+            args.extend_from_slice(extra);
+            let out = run(&args);
+            out.ok();
+            assert_eq!(
+                out.stdout,
+                format!(
+                    "ok: 1000 frames, {} bytes, {kind} checksums verify\n",
+                    bytes.len()
+                )
+            );
+        }
+        let r = run_stdin(&["verify", "-", "--json"], &bytes);
+        r.ok();
+        let r = r.json();
+        assert_eq!(
+            (&r["ok"], &r["frames"], &r["framing"]),
+            (&true.into(), &1000.into(), &kind.name().into())
+        );
+    }
+}
+
+#[test]
+fn a_flipped_byte_is_reported_with_its_frame_index_and_offset() {
+    let dir = Dir::new();
+    let bytes = telemetry(1000, ChecksumKind::XxHash64);
+    let at = offsets(&bytes, ChecksumKind::XxHash64);
+    let mut damaged = bytes.clone();
+    damaged[at[613] as usize + 30] ^= 0x01;
+    let path = dir.file("flipped", &damaged);
+    let expected = format!(
+        "flatstream: frame 613 at byte offset {}: checksum mismatch: stored",
+        at[613]
+    );
+    for args in [vec!["verify", &path], vec!["verify", &path, "--no-mmap"]] {
+        let out = run(&args);
+        let line = out.one_line_error(1);
+        assert!(line.starts_with(&expected), "{line}");
+    }
+    let out = run_stdin(&["verify", "-"], &damaged);
+    assert!(out.one_line_error(1).starts_with(&expected));
+
+    let out = run(&["verify", &path, "--json"]);
+    assert_eq!(out.status, 1);
+    let r = out.json();
+    assert_eq!(r["ok"], false);
+    assert_eq!(r["first_error"]["index"], 613);
+    assert_eq!(r["first_error"]["offset"], at[613]);
+    assert_eq!(r["first_error"]["kind"], "checksum");
+}
+
+#[test]
+fn a_cut_tail_is_a_torn_frame_at_its_offset() {
+    let dir = Dir::new();
+    let bytes = telemetry(200, ChecksumKind::Crc32);
+    let at = offsets(&bytes, ChecksumKind::Crc32);
+    let path = dir.file("cut", &bytes[..bytes.len() - 10]);
+    let line = run(&["verify", &path]).one_line_error(1).to_owned();
+    assert!(
+        line.starts_with(&format!(
+            "flatstream: frame 199 at byte offset {}: the stream ends inside it",
+            at[199]
+        )),
+        "{line}"
+    );
+    let r = run(&["verify", &path, "--json"]).json();
+    assert_eq!(r["first_error"]["kind"], "torn_tail");
+}
+
+#[test]
+fn all_goes_on_past_every_error_and_counts_them() {
+    let dir = Dir::new();
+    let bytes = telemetry(1000, ChecksumKind::Crc32c);
+    let at = offsets(&bytes, ChecksumKind::Crc32c);
+    let mut damaged = bytes.clone();
+    for frame in [100, 500, 900] {
+        damaged[at[frame] as usize + 12] ^= 0xFF;
+    }
+    damaged.truncate(damaged.len() - 3);
+    let path = dir.file("damaged", &damaged);
+    let out = run(&["verify", &path, "--all", "--json"]);
+    assert_eq!(out.status, 1);
+    let r = out.json();
+    // Three corrupt frames and the torn last one; every other frame verified.
+    assert_eq!(
+        (&r["errors"], &r["frames"]),
+        (&4.into(), &996.into()),
+        "{r}"
+    );
+    assert_eq!(r["first_error"]["index"], 100);
+    let line = run(&["verify", &path, "--all"])
+        .one_line_error(1)
+        .to_owned();
+    assert!(line.contains("4 error(s) in 996 frames"), "{line}");
+    // From a pipe it cannot resynchronise, and says so.
+    let line = run_stdin(&["verify", "-", "--all"], &damaged)
+        .one_line_error(1)
+        .to_owned();
+    assert!(
+        line.contains("1 error(s) in 100 frames") && line.contains("cannot be resynchronised"),
+        "{line}"
+    );
+}
+
+#[test]
+fn the_wrong_checksum_gets_a_did_you_mean() {
+    let dir = Dir::new();
+    let path = dir.file("crc32", &telemetry(50, ChecksumKind::Crc32));
+    let line = run(&["verify", &path, "--checksum", "xxhash64"])
+        .one_line_error(1)
+        .to_owned();
+    assert!(
+        line.starts_with("flatstream: frame 0 at byte offset 0: "),
+        "{line}"
+    );
+    assert!(line.ends_with("; did you mean --checksum crc32?"), "{line}");
+    let line = run(&["verify", &path, "-c", "crc32c"])
+        .one_line_error(1)
+        .to_owned();
+    assert!(line.ends_with("; did you mean --checksum crc32?"), "{line}");
+}
+
+#[test]
+fn a_schema_verifies_every_payload() {
+    let dir = Dir::new();
+    let bytes = telemetry(300, ChecksumKind::XxHash64);
+    let path = dir.file("t", &bytes);
+    let out = run(&["verify", &path, "--schema", &telemetry_bfbs()]);
+    out.ok();
+    assert!(
+        out.stdout
+            .ends_with("every payload a valid telemetry.Telemetry\n"),
+        "{}",
+        out.stdout
+    );
+
+    // Frames whose checksums verify but whose payloads are not telemetry tables.
+    let mut payloads: Vec<Vec<u8>> = Vec::new();
+    let at = offsets(&bytes, ChecksumKind::XxHash64);
+    for (i, &o) in at.iter().enumerate() {
+        let start = o as usize + 12;
+        let end = at.get(i + 1).map_or(bytes.len(), |&n| n as usize);
+        payloads.push(bytes[start..end].to_vec());
+    }
+    payloads[7] = vec![0xFF; 16]; // root offset far out of the buffer
+    payloads[9] = vec![1, 2, 3];
+    let path = dir.file("bad", &framed(ChecksumKind::XxHash64, &payloads));
+    let line = run(&["verify", &path, "-s", &telemetry_bfbs()])
+        .one_line_error(1)
+        .to_owned();
+    let expected_offset = at[7];
+    assert!(
+        line.starts_with(&format!(
+            "flatstream: frame 7 at byte offset {expected_offset}: not a valid telemetry.Telemetry"
+        )),
+        "{line}"
+    );
+    let r = run(&["verify", &path, "-s", &telemetry_bfbs(), "--all", "--json"]).json();
+    assert_eq!(
+        (&r["errors"], &r["frames"]),
+        (&2.into(), &300.into()),
+        "{r}"
+    );
+    assert_eq!(r["first_error"]["kind"], "schema");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_that_cannot_be_mapped_is_read_as_a_stream() {
+    // /dev/stdin is a pipe here: opened as a file, it cannot be mapped.
+    let bytes = telemetry(5000, ChecksumKind::XxHash64);
+    let out = run_stdin(&["verify", "/dev/stdin"], &bytes);
+    out.ok();
+    assert_eq!(
+        out.stdout,
+        format!(
+            "ok: 5000 frames, {} bytes, xxhash64 checksums verify\n",
+            bytes.len()
+        )
+    );
+}
+
+#[test]
+fn a_bound_under_the_frames_is_a_corrupt_length() {
+    let dir = Dir::new();
+    let path = dir.file("t", &telemetry(10, ChecksumKind::Crc16));
+    let line = run(&["verify", &path, "--max-frame-len", "16", "-c", "crc16"])
+        .one_line_error(1)
+        .to_owned();
+    assert!(
+        line.contains("frame 0 at byte offset 0: declares a payload of"),
+        "{line}"
+    );
+    assert!(line.contains("over the bound of 16"), "{line}");
+}
+
+#[test]
+fn an_empty_stream_verifies() {
+    let dir = Dir::new();
+    let out = run(&["verify", &dir.file("empty", &[])]);
+    out.ok();
+    assert_eq!(out.stdout, "ok: 0 frames, 0 bytes, none checksums verify\n");
+}
+
+#[test]
+fn all_zero_bytes_cannot_be_verified_without_a_framing() {
+    let dir = Dir::new();
+    let path = dir.file("zeros", &[0; 100]);
+    let line = run(&["verify", &path]).one_line_error(2).to_owned();
+    assert!(
+        line.contains("cannot tell the stream's framing: ambiguous: the input is all zero bytes"),
+        "{line}"
+    );
+    assert!(line.ends_with("pass --checksum KIND"), "{line}");
+}
