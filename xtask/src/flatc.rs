@@ -140,7 +140,9 @@ fn planus(root: &Path) -> Result<()> {
         .status()
         .map_err(|e| format!("planus: {e}\n{PLANUS_INSTALL}"))?;
     if !status.success() {
-        return Err(format!("planus rust {schema} failed ({status})\n{PLANUS_INSTALL}"));
+        return Err(format!(
+            "planus rust {schema} failed ({status})\n{PLANUS_INSTALL}"
+        ));
     }
     let text = std::fs::read_to_string(root.join(&tmp)).map_err(|e| format!("{tmp}: {e}"))?;
     let stamp = format!("check_version_compatibility(\"planus-{PLANUS_VERSION}\")");
