@@ -290,18 +290,25 @@ mod tests {
     use crate::framer::DefaultFramer;
     use crate::writer::StreamWriter;
 
-    /// A sink in memory that records where each sync happened, and fails the syncs it is told to.
+    /// A sink in memory that records where each sync happened, and fails the syncs it is told
+    /// to, and the writes past `full` bytes (taking what fits first, as a full disk does).
     #[derive(Default)]
     struct Disk {
         data: Vec<u8>,
         syncs: Vec<usize>,
         fail_syncs: bool,
+        full: Option<usize>,
     }
 
     impl Write for Disk {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-            self.data.extend_from_slice(buf);
-            Ok(buf.len())
+            let room = self.full.map_or(buf.len(), |full| full - self.data.len());
+            if room == 0 && !buf.is_empty() {
+                return Err(io::Error::other("no space left"));
+            }
+            let n = buf.len().min(room);
+            self.data.extend_from_slice(&buf[..n]);
+            Ok(n)
         }
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
@@ -403,6 +410,37 @@ mod tests {
         assert_eq!((w.durable(), w.bytes_written()), (6, 17));
         let io: io::Error = w.sync().unwrap_err().into();
         assert_eq!(io.kind(), io::ErrorKind::Other);
+    }
+
+    #[test]
+    fn the_watermark_never_passes_the_start_of_a_frame_the_sink_took_only_part_of() {
+        // Frames of 6 bytes; the disk is full 3 bytes into the second one.
+        let mut w = StreamWriter::new(Disk::default(), DefaultFramer);
+        w.write_payload(b"ab").unwrap();
+        w.get_mut().full = Some(9);
+        assert!(matches!(
+            w.write_payload(b"cd"),
+            Err(Error::Io { offset: 6, .. })
+        ));
+        assert_eq!(w.bytes_written(), 9, "the torn bytes are counted");
+        assert_eq!(w.sync().unwrap(), 6, "not the middle of the torn frame");
+        assert_eq!(w.durable(), 6);
+        // Space comes back: the frames after the torn one are written and synced, but a reader
+        // stops at the torn frame, so they are not readable frames on disk.
+        w.get_mut().full = None;
+        w.write_payload(b"ef").unwrap();
+        assert_eq!(w.sync().unwrap(), 6);
+        let mut w = w.with_sync(SyncEveryFrames::new(1));
+        w.write_payload(b"gh").unwrap();
+        assert_eq!(w.durable(), 6);
+        // A write the sink refused whole tears nothing.
+        let mut w = StreamWriter::new(Disk::default(), DefaultFramer);
+        w.write_payload(b"ab").unwrap();
+        w.get_mut().full = Some(6);
+        assert!(w.write_payload(b"cd").is_err());
+        w.get_mut().full = None;
+        w.write_payload(b"ef").unwrap();
+        assert_eq!(w.sync().unwrap(), 12);
     }
 
     #[test]

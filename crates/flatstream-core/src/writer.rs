@@ -179,6 +179,7 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
             sink: CountingSink {
                 inner: sink,
                 written: 0,
+                torn: None,
             },
             framer,
             builder,
@@ -373,8 +374,12 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
 
     /// A sync covering everything up to `end` succeeded: moves the watermark there, unless an
     /// earlier sync failed, and tells the policy.
+    ///
+    /// Never past the start of a frame the sink took only part of: a reader stops there, so
+    /// neither it nor the frames after it are readable frames on disk.
     #[cold]
     fn synced(&mut self, end: u64) -> Result<u64> {
+        let end = self.sink.torn.map_or(end, |torn| end.min(torn));
         self.durability.synced(end)?;
         self.policy.synced(end).map_err(|e| Error::io(e, end))?;
         Ok(end)
@@ -402,6 +407,10 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// After a failed sync it never moves again for this writer: on Linux a failed `fsync` can
     /// drop the pages it could not write and let a later one succeed, so a later success would
     /// not prove the earlier frames are on disk. Reopen and repair the journal instead.
+    ///
+    /// Nor does it pass the start of a frame the sink took only part of (a write that failed
+    /// mid-frame): a reader stops at that torn frame, so the frames written after it are not
+    /// readable, synced or not.
     pub fn durable(&self) -> u64 {
         self.durability.durable
     }
@@ -440,7 +449,8 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
 
 impl<W: SyncSink, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F, S, P> {
     /// Flushes the sink and syncs it to disk now, whatever the policy, and returns the new
-    /// durable watermark: every frame written so far.
+    /// durable watermark: every frame written so far (up to the first frame torn by a failed
+    /// write, if one was: see [`durable`](Self::durable)).
     ///
     /// # Errors
     ///
@@ -507,6 +517,8 @@ impl Durability {
 struct CountingSink<W> {
     inner: W,
     written: u64,
+    /// Start of the first frame the sink took only part of, if one was.
+    torn: Option<u64>,
 }
 
 impl<W: Write> CountingSink<W> {
@@ -527,7 +539,17 @@ impl<W: Write> CountingSink<W> {
         let mut accepted = 0;
         let result = S::write_frame(&mut self.inner, header.as_bytes(), payload, &mut accepted);
         self.written = offset + accepted;
-        result.map_err(|e| Error::io(e, offset))
+        result.map_err(|e| self.failed(e, offset, accepted))
+    }
+
+    /// The sink failed `accepted` bytes into the frame at `offset`: remembers the first frame
+    /// torn this way (the durable watermark never passes it).
+    #[cold]
+    fn failed(&mut self, error: io::Error, offset: u64, accepted: u64) -> Error {
+        if accepted > 0 && self.torn.is_none() {
+            self.torn = Some(offset);
+        }
+        Error::io(error, offset)
     }
 }
 
