@@ -27,8 +27,9 @@
 //! | [`SyncEveryBytes`]`::new(n)` | after the frame that brings the unsynced bytes to `n` or more | frames totalling less than `n` bytes |
 //! | [`SyncInterval`]`::new(d)` | after a frame written at least `d` after the last sync | what was written since the last sync, however long ago if nothing was written after it |
 //!
-//! A process crash takes nothing a write returned: the OS has it. What the policies differ in
-//! is a power loss or an OS crash. `docs/robustness.md` says what each guarantees.
+//! A process crash takes nothing a write returned to a `File`: the OS has it (bytes still in a
+//! `BufWriter`'s buffer are lost with the process; a sync flushes them). What the policies
+//! differ in is a power loss or an OS crash. `docs/robustness.md` says what each guarantees.
 //!
 //! [`bytes_written`]: crate::StreamWriter::bytes_written
 //! [`durable`]: crate::StreamWriter::durable
