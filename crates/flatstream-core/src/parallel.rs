@@ -217,11 +217,13 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// Calls `f` with every payload, from every thread of the pool, in no particular order,
     /// and returns the first error in stream order.
     ///
-    /// `f` returns `Ok(())` to go on; `Ok(ControlFlow::Break(()))` stops every split as soon
-    /// as it can, without an error. An error (a framing error, a rejected frame, or one `f`
+    /// `f` returns `Ok(())` to go on. An error (a framing error, a rejected frame, or one `f`
     /// returns, stamped with the frame's offset) stops the splits after the one it happened
     /// in; the splits before it run to their end, so the error returned is the one a
-    /// sequential reader would return. Frames after it may have been handed to `f` already.
+    /// sequential reader would return. `Ok(ControlFlow::Break(()))` stops the splits after
+    /// its own the same way, without an error: the result is `Ok(())` unless a split before
+    /// it fails, as a sequential read would have met that error first. Frames after the stop
+    /// may have been handed to `f` already.
     ///
     /// # Errors
     ///
@@ -232,14 +234,16 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
         C: IntoControlFlow,
     {
         let splits = self.splits();
-        let halted = AtomicBool::new(false);
+        // The first split that failed, and the first that stopped on `Break`: the splits after
+        // either have nothing to add to the result.
         let failed = AtomicUsize::new(usize::MAX);
+        let broke = AtomicUsize::new(usize::MAX);
         let errors: Vec<Option<Error>> = splits
             .into_par_iter()
             .enumerate()
             .map(|(i, mut split)| {
                 let error = loop {
-                    if halted.load(Ordering::Relaxed) || failed.load(Ordering::Relaxed) < i {
+                    if failed.load(Ordering::Relaxed) < i || broke.load(Ordering::Relaxed) < i {
                         return None;
                     }
                     let at = split.position();
@@ -248,7 +252,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
                         Some(Ok(payload)) => match flow(f(payload), at) {
                             Ok(ControlFlow::Continue(())) => {}
                             Ok(ControlFlow::Break(())) => {
-                                halted.store(true, Ordering::Relaxed);
+                                broke.fetch_min(i, Ordering::Relaxed);
                                 return None;
                             }
                             Err(e) => break e,
@@ -260,7 +264,15 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
                 Some(error)
             })
             .collect();
-        errors.into_iter().flatten().next().map_or(Ok(()), Err)
+        // An error from a split after the one that stopped was found before the stop reached
+        // it: a sequential read would never have got there.
+        let stop = broke.into_inner();
+        errors
+            .into_iter()
+            .take(stop)
+            .flatten()
+            .next()
+            .map_or(Ok(()), Err)
     }
 
     /// Runs `map` on every payload, on every thread of the pool, and hands its results to

@@ -250,6 +250,40 @@ fn break_stops_the_read_without_an_error() {
 }
 
 #[test]
+fn unordered_break_hides_an_error_a_sequential_read_would_not_reach() {
+    let mut bytes = counters();
+    bytes[1900 * 16 + 13] ^= 1; // the payload of frame 1900, in the last split
+    let reader = ParallelFrames::new(&bytes, ChecksumDeframer::new(XxHash64)).with_split_len(4096);
+    pool(2).install(|| {
+        // Frame 10 stops the read; it waits, so that the other thread reaches the corrupt
+        // frame first. Sequentially the read stops at frame 10 and never sees it.
+        let result = reader.process_all(|p| {
+            if counter(p) == 10 {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                return Ok(ControlFlow::Break(()));
+            }
+            Ok(ControlFlow::Continue(()))
+        });
+        assert!(result.is_ok(), "{result:?}");
+
+        // A break after the corrupt frame in stream order leaves its error in place.
+        let err = reader
+            .process_all(|p| {
+                Ok(if counter(p) == 1950 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                })
+            })
+            .unwrap_err();
+        assert!(matches!(
+            err,
+            Error::ChecksumMismatch { offset: 30_400, .. }
+        ));
+    });
+}
+
+#[test]
 fn a_deframer_chosen_at_run_time_works_boxed() {
     let bytes = counters();
     let deframer: Box<dyn Deframer + Sync> = Box::new(ChecksumDeframer::new(XxHash64));
