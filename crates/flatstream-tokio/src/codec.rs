@@ -155,8 +155,8 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     #[inline]
     fn next(&mut self, src: &mut BytesMut, at_eof: bool) -> Result<Option<Bytes>> {
         let offset = self.read_offset;
-        let (len, payload) = match self.decoder.decode(src, offset)? {
-            Decoded::Frame(frame) => (frame.len(), frame.span().payload_range()),
+        let (len, header) = match self.decoder.decode(src, offset)? {
+            Decoded::Frame(frame) => (frame.len(), frame.span().header_len),
             Decoded::Rejected { len, error } => {
                 src.advance(len);
                 self.read_offset += len as u64;
@@ -177,10 +177,12 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
             }
         };
         self.read_offset += len as u64;
-        // The header is dropped and the payload split off: one reference count taken per
-        // frame (splitting the whole frame, then slicing it, takes two and gives one back).
-        src.advance(payload.start);
-        let payload = src.split_to(payload.len()).freeze();
+        // The whole frame is split off, then its header stepped over inside the `Bytes`:
+        // one call into `bytes` and one reference count taken per frame. (`Bytes::advance`
+        // is inlined and touches no count, where `BytesMut::advance` before the split is a
+        // second out-of-line call, and `slice` a second count.)
+        let mut payload = src.split_to(len).freeze();
+        payload.advance(header);
         if self.reclaim.after_message(payload.len()) {
             self.reclaim_buffer(src);
         }
