@@ -29,6 +29,21 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 ///   the header and the payload straight into the destination `BytesMut`: no intermediate buffer,
 ///   and no allocation per message once the destination has grown.
 ///
+/// # Cost
+///
+/// A `Bytes` payload is what makes the codec's frames `Send + 'static`, and it is also its
+/// price. Each one takes a reference count on the read buffer when it is split off and gives
+/// it back when it is dropped: two atomic read-modify-writes per frame, which on x86 are full
+/// barriers, on top of the decoding a borrowed payload costs. They are the same for every
+/// decoder that hands out `Bytes` split from a `BytesMut`, tokio-util's `LengthDelimitedCodec`
+/// included, and nothing on the codec's side removes them; the codec itself takes one call
+/// into `bytes` and one count per frame. Where payloads need not leave the reading task,
+/// [`AsyncStreamReader::process_all`](crate::AsyncStreamReader::process_all) or
+/// [`read_message`](crate::AsyncStreamReader::read_message) lend them from the reader's buffer
+/// instead, close to the cost of the sync reader. The measured figures (`tokio_codec`, with the
+/// least any `Bytes` decoder pays as the `bytes-limit` row) are in the repository's
+/// `docs/benchmarks.md`.
+///
 /// tokio-util's `FramedRead` answers `None` once after any error from its codec
 /// (tokio-rs/tokio#3976), then, if polled again, reads from the source before it decodes
 /// again. For a content error the codec has already moved past the frame, so the frames after
