@@ -144,8 +144,9 @@ fn tokio_suite(report: &mut Report) {
     use bytes::BytesMut;
     use flatstream::FrameCodec;
     use flatstream_bench::async_framing::{
-        Loopback, codec_decode, codec_encode, length_delimited, length_delimited_decode,
-        length_delimited_encode, sync_decode, sync_encode,
+        Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
+        in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
+        sync_decode, sync_encode,
     };
     let n = 100_000;
     let rs = readings(n);
@@ -161,6 +162,17 @@ fn tokio_suite(report: &mut Report) {
     let (mut ldc, mut bufs) = (length_delimited(), filled());
     report.measure(format!("tokio_codec/decode/length-delimited/{n}"), || {
         length_delimited_decode(&mut ldc, &mut bufs.pop().expect("a buffer")).count
+    });
+    let mut bufs = filled();
+    report.measure(format!("tokio_codec/decode/bytes-limit/{n}"), || {
+        bytes_limit(&mut bufs.pop().expect("a buffer")).count
+    });
+    let rt = in_memory_runtime();
+    report.measure(format!("tokio_codec/decode/async-process-all/{n}"), || {
+        async_decode(&rt, &bytes).count
+    });
+    report.measure(format!("tokio_codec/decode/async-read-message/{n}"), || {
+        async_read_message_decode(&rt, &bytes).count
     });
     let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
     report.measure(format!("tokio_codec/encode/sync/{n}"), || {

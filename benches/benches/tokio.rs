@@ -6,8 +6,12 @@
 //!   each payload verified with `flatbuffers::root` and its fields read; `sync` is
 //!   `StreamReader` in place over the same bytes, `flatstream-codec` is `FrameCodec::decode`
 //!   over a `BytesMut` holding them (payloads as `Bytes`), `length-delimited` is
-//!   `LengthDelimitedCodec` (4-byte little-endian lengths). The codecs' buffer is filled in
-//!   criterion's untimed setup.
+//!   `LengthDelimitedCodec` (4-byte little-endian lengths), `bytes-limit` is the least any
+//!   decoder handing out `Bytes` split from a `BytesMut` pays (a hand-written loop: split,
+//!   freeze, step over the header, drop), `async-process-all` and `async-read-message` are
+//!   `AsyncStreamReader` over the bytes in memory (`&[u8]` as the `AsyncRead`, copied through
+//!   its buffer; payloads borrowed) on a current-thread runtime. The codecs' buffer is filled
+//!   in criterion's untimed setup.
 //! * `tokio_codec/encode/<side>/100000`: the readings serialized with a reused builder and
 //!   framed: `sync` with `StreamWriter` into a reused `Vec`, `flatstream-codec` with
 //!   `FrameCodec::encode(&builder)` into a reused `BytesMut`, `length-delimited` with
@@ -20,8 +24,9 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{DefaultFramer, FrameCodec, StreamWriter};
 use flatstream_bench::async_framing::{
-    Loopback, codec_decode, codec_encode, length_delimited, length_delimited_decode,
-    length_delimited_encode, sync_decode, sync_encode,
+    Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
+    in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
+    sync_decode, sync_encode,
 };
 use flatstream_bench::cycle::{Totals, readings};
 use flatstream_bench::paths::{payload, telemetry_stream};
@@ -60,6 +65,28 @@ fn tokio_codec(c: &mut Criterion) {
             BatchSize::LargeInput,
         );
     });
+
+    assert!(bytes_limit(&mut fill()).matches(&expected));
+    group.bench_function(BenchmarkId::new("decode/bytes-limit", MESSAGES), |b| {
+        b.iter_batched_ref(
+            fill,
+            |buf| black_box(bytes_limit(buf)),
+            BatchSize::LargeInput,
+        );
+    });
+    let rt = in_memory_runtime();
+    assert!(async_decode(&rt, &bytes).matches(&expected));
+    group.bench_function(
+        BenchmarkId::new("decode/async-process-all", MESSAGES),
+        |b| {
+            b.iter(|| black_box(async_decode(&rt, black_box(&bytes))));
+        },
+    );
+    assert!(async_read_message_decode(&rt, &bytes).matches(&expected));
+    group.bench_function(
+        BenchmarkId::new("decode/async-read-message", MESSAGES),
+        |b| b.iter(|| black_box(async_read_message_decode(&rt, black_box(&bytes)))),
+    );
 
     let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
     sync_encode(&mut writer, &rs);

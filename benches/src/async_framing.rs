@@ -1,13 +1,15 @@
 //! Workloads of the tokio suite, shared with the allocation suite: decoding and encoding the
 //! telemetry frames through flatstream's `FrameCodec`, through tokio-util's
-//! `LengthDelimitedCodec` (4-byte little-endian lengths: the same bytes) and through the sync
-//! reader and writer; and the async writer → reader over a loopback TCP connection.
+//! `LengthDelimitedCodec` (4-byte little-endian lengths: the same bytes), through the sync
+//! reader and writer and through `AsyncStreamReader` over the bytes in memory; the least a
+//! decoder handing out `Bytes` payloads pays (`bytes_limit`); and the async writer → reader
+//! over a loopback TCP connection.
 //!
 //! Every decode verifies each payload with `flatbuffers::root::<Telemetry>` and folds its three
 //! fields into [`Totals`], whichever side found the frame.
 
 use crate::cycle::Totals;
-use bytes::{Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
     AsyncStreamReader, AsyncStreamWriter, DefaultDeframer, DefaultFramer, FrameCodec, StreamReader,
@@ -48,6 +50,54 @@ pub fn length_delimited_decode(codec: &mut LengthDelimitedCodec, buf: &mut Bytes
     while let Some(payload) = codec.decode(buf).expect("valid frames") {
         fold(&mut totals, &payload);
     }
+    totals
+}
+
+/// The least a decoder that hands out each payload as a `Bytes` split from a `BytesMut` pays: a
+/// hand-written loop that reads each 4-byte length, splits the frame off (`split_to` +
+/// `freeze`), steps over its header inside the `Bytes`, verifies and folds the payload, and
+/// drops it. No bound, no offsets, no error but a panic: a limit, not a decoder.
+pub fn bytes_limit(buf: &mut BytesMut) -> Totals {
+    let mut totals = Totals::default();
+    while let Some(&len) = buf.first_chunk::<4>() {
+        let len = 4 + u32::from_le_bytes(len) as usize;
+        assert!(len <= buf.len(), "whole frames");
+        let mut payload = buf.split_to(len).freeze();
+        payload.advance(4);
+        fold(&mut totals, &payload);
+    }
+    totals
+}
+
+/// A runtime to block on the async readers of bytes in memory: current-thread, no drivers.
+pub fn in_memory_runtime() -> Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a current-thread runtime")
+}
+
+/// Decodes every frame of `bytes` with `AsyncStreamReader::process_all`, the bytes read from
+/// memory (`&[u8]` is an `AsyncRead`) through the reader's buffer; payloads are borrowed.
+pub fn async_decode(rt: &Runtime, bytes: &[u8]) -> Totals {
+    let mut totals = Totals::default();
+    let mut reader = AsyncStreamReader::new(bytes, DefaultDeframer);
+    rt.block_on(reader.process_all(|payload| {
+        fold(&mut totals, payload);
+        Ok(())
+    }))
+    .expect("valid frames");
+    totals
+}
+
+/// As [`async_decode`], one `read_message().await` per frame.
+pub fn async_read_message_decode(rt: &Runtime, bytes: &[u8]) -> Totals {
+    let mut totals = Totals::default();
+    let mut reader = AsyncStreamReader::new(bytes, DefaultDeframer);
+    rt.block_on(async {
+        while let Some(payload) = reader.read_message().await.expect("valid frames") {
+            fold(&mut totals, payload);
+        }
+    });
     totals
 }
 
@@ -177,6 +227,11 @@ mod tests {
         assert!(codec_decode(&mut FrameCodec::default(), &mut buf).matches(&expected));
         let mut buf = BytesMut::from(&bytes[..]);
         assert!(length_delimited_decode(&mut length_delimited(), &mut buf).matches(&expected));
+        let mut buf = BytesMut::from(&bytes[..]);
+        assert!(bytes_limit(&mut buf).matches(&expected));
+        let rt = in_memory_runtime();
+        assert!(async_decode(&rt, &bytes).matches(&expected));
+        assert!(async_read_message_decode(&rt, &bytes).matches(&expected));
 
         let mut builder = FlatBufferBuilder::new();
         let mut dst = BytesMut::new();

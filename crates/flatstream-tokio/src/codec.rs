@@ -29,6 +29,21 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 ///   the header and the payload straight into the destination `BytesMut`: no intermediate buffer,
 ///   and no allocation per message once the destination has grown.
 ///
+/// # Cost
+///
+/// A `Bytes` payload is what makes the codec's frames `Send + 'static`, and it is also its
+/// price. Each one takes a reference count on the read buffer when it is split off and gives
+/// it back when it is dropped: two atomic read-modify-writes per frame, which on x86 are full
+/// barriers, on top of the decoding a borrowed payload costs. They are the same for every
+/// decoder that hands out `Bytes` split from a `BytesMut`, tokio-util's `LengthDelimitedCodec`
+/// included, and nothing on the codec's side removes them; the codec itself takes one call
+/// into `bytes` and one count per frame. Where payloads need not leave the reading task,
+/// [`AsyncStreamReader::process_all`](crate::AsyncStreamReader::process_all) or
+/// [`read_message`](crate::AsyncStreamReader::read_message) lend them from the reader's buffer
+/// instead, close to the cost of the sync reader. The measured figures (`tokio_codec`, with the
+/// least any `Bytes` decoder pays as the `bytes-limit` row) are in the repository's
+/// `docs/benchmarks.md`.
+///
 /// tokio-util's `FramedRead` answers `None` once after any error from its codec
 /// (tokio-rs/tokio#3976), then, if polled again, reads from the source before it decodes
 /// again. For a content error the codec has already moved past the frame, so the frames after
@@ -155,8 +170,8 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     #[inline]
     fn next(&mut self, src: &mut BytesMut, at_eof: bool) -> Result<Option<Bytes>> {
         let offset = self.read_offset;
-        let (len, payload) = match self.decoder.decode(src, offset)? {
-            Decoded::Frame(frame) => (frame.len(), frame.span().payload_range()),
+        let (len, header) = match self.decoder.decode(src, offset)? {
+            Decoded::Frame(frame) => (frame.len(), frame.span().header_len),
             Decoded::Rejected { len, error } => {
                 src.advance(len);
                 self.read_offset += len as u64;
@@ -177,10 +192,12 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
             }
         };
         self.read_offset += len as u64;
-        // The header is dropped and the payload split off: one reference count taken per
-        // frame (splitting the whole frame, then slicing it, takes two and gives one back).
-        src.advance(payload.start);
-        let payload = src.split_to(payload.len()).freeze();
+        // The whole frame is split off, then its header stepped over inside the `Bytes`:
+        // one call into `bytes` and one reference count taken per frame. (`Bytes::advance`
+        // is inlined and touches no count, where `BytesMut::advance` before the split is a
+        // second out-of-line call, and `slice` a second count.)
+        let mut payload = src.split_to(len).freeze();
+        payload.advance(header);
         if self.reclaim.after_message(payload.len()) {
             self.reclaim_buffer(src);
         }

@@ -77,12 +77,13 @@ const FIRST_ALLOCATION: usize = 8 * 1024;
 pub struct AsyncStreamReader<R, D, P = NoReclaim> {
     source: R,
     decoder: Decoder<D>,
-    /// From the frame lent last (its first `lent` bytes) on: the bytes received, not consumed.
+    /// The bytes received: frames handed out (or stepped over) up to `pos`, the bytes not
+    /// consumed from `pos` on. The consumed ones (the payload lent out last among them) are
+    /// dropped from the front only before the next read from the source, not per frame.
     buf: BytesMut,
-    /// Length of the frame at the front of `buf` whose payload was lent out last; dropped at the
-    /// next call, when no payload can be borrowed any more.
-    lent: usize,
-    /// Stream offset of `buf[lent]`: the next frame.
+    /// Where the next frame starts in `buf`.
+    pos: usize,
+    /// Stream offset of `buf[pos]`: the next frame.
     offset: u64,
     capacity: usize,
     reclaim: P,
@@ -106,7 +107,7 @@ impl<R: AsyncRead + Unpin, D: Deframer> AsyncStreamReader<R, D> {
             source,
             decoder: Decoder::new(deframer),
             buf: BytesMut::new(),
-            lent: 0,
+            pos: 0,
             offset: 0,
             capacity: capacity.max(16),
             reclaim: NoReclaim,
@@ -135,7 +136,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
             source: self.source,
             decoder: self.decoder,
             buf: self.buf,
-            lent: self.lent,
+            pos: self.pos,
             offset: self.offset,
             capacity: self.capacity,
             reclaim: policy,
@@ -168,8 +169,12 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         let Some(payload) = self.next_frame().await? else {
             return Ok(None);
         };
-        let frame = self.buf.split_to(core::mem::take(&mut self.lent)).freeze();
-        Ok(Some(frame.slice(payload)))
+        // The payload ends the bytes consumed: they all leave the buffer, and what precedes
+        // the payload is stepped over inside the `Bytes` (no second reference count).
+        let mut bytes = self.buf.split_to(core::mem::take(&mut self.pos)).freeze();
+        bytes.advance(payload.start);
+        debug_assert_eq!(bytes.len(), payload.len());
+        Ok(Some(bytes))
     }
 
     /// Calls `f` with each payload until the end of the stream.
@@ -190,17 +195,30 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         C: IntoControlFlow,
     {
         loop {
-            let at = self.offset;
-            let Some(payload) = self.next_frame().await? else {
-                return Ok(());
-            };
-            match f(&self.buf[payload]) {
-                Ok(c) => {
-                    if let ControlFlow::Break(()) = c.into_control_flow() {
-                        return Ok(());
+            self.release();
+            // Every complete frame already buffered, in one synchronous pass that keeps the
+            // position in registers; it is stored once, on the way out. There is no await in
+            // the pass, so nothing can cancel it half-way.
+            let (used, pass) = deliver_frames(
+                &self.decoder,
+                &mut self.reclaim,
+                &mut self.shrink,
+                &self.buf[self.pos..],
+                self.offset,
+                &mut f,
+            );
+            self.pos += used;
+            self.offset += used as u64;
+            match pass? {
+                Pass::Exhausted(need) => {
+                    if !self.fill(need).await? {
+                        return need.at_end(self.offset);
                     }
                 }
-                Err(e) => return Err(e.at_frame(at)),
+                Pass::Stopped => return Ok(()),
+                // The policy asked to shrink: `release`, at the top, does it now that no
+                // payload is borrowed.
+                Pass::Shrink => {}
             }
         }
     }
@@ -213,12 +231,12 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
 
     /// The bytes received from the source but not yet consumed, starting with the next frame.
     pub fn buffer(&self) -> &[u8] {
-        &self.buf[self.lent..]
+        &self.buf[self.pos..]
     }
 
     /// Bytes currently allocated for the buffer.
     pub fn capacity(&self) -> usize {
-        self.buf.capacity() + self.lent
+        self.buf.capacity()
     }
 
     /// Shrinks the buffer to `capacity` bytes (or to the bytes it still holds, if more), and
@@ -251,34 +269,22 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
 
     /// Returns the source and the bytes read ahead but not consumed.
     pub fn into_parts(mut self) -> (R, BytesMut) {
-        self.release();
+        self.compact();
         (self.source, self.buf)
     }
 
     /// The next complete, verified frame, read into the buffer as needed; returns the
-    /// payload's range in `buf`, the frame being the first `lent` bytes.
+    /// payload's range in `buf`, the frame ending at `pos`.
     ///
     /// Cancel safe: every change to the reader's state is made between two awaits, and the
     /// only await is a cancel-safe read into the buffer's free space.
+    #[inline]
     async fn next_frame(&mut self) -> Result<Option<Range<usize>>> {
         self.release();
         loop {
-            match self.decoder.decode(&self.buf, self.offset)? {
-                Decoded::Frame(frame) => {
-                    let (len, payload) = (frame.len(), frame.span().payload_range());
-                    self.lent = len;
-                    self.offset += len as u64;
-                    if self.reclaim.after_message(payload.len()) {
-                        self.shrink = true;
-                    }
-                    return Ok(Some(payload));
-                }
-                Decoded::Rejected { len, error } => {
-                    self.buf.advance(len);
-                    self.offset += len as u64;
-                    return Err(error);
-                }
-                Decoded::Incomplete(need) => {
+            match self.buffered_frame()? {
+                Buffered::Frame(payload) => return Ok(Some(payload)),
+                Buffered::Incomplete(need) => {
                     if !self.fill(need).await? {
                         need.at_end(self.offset)?;
                         return Ok(None);
@@ -288,15 +294,46 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         }
     }
 
-    /// Drops the frame lent out last, and shrinks the buffer if the policy asked to.
+    /// Takes the frame at `pos` if all of it is buffered (a rejected one is stepped over and
+    /// reported), or says what it still needs: the part of [`next_frame`](Self::next_frame)
+    /// without an await.
+    #[inline(always)]
+    fn buffered_frame(&mut self) -> Result<Buffered> {
+        let start = self.pos;
+        match self.decoder.decode(&self.buf[start..], self.offset)? {
+            Decoded::Frame(frame) => {
+                let (len, payload) = (frame.len(), frame.span().payload_range());
+                self.pos = start + len;
+                self.offset += len as u64;
+                if self.reclaim.after_message(payload.len()) {
+                    self.shrink = true;
+                }
+                Ok(Buffered::Frame(start + payload.start..start + payload.end))
+            }
+            Decoded::Rejected { len, error } => {
+                self.pos = start + len;
+                self.offset += len as u64;
+                Err(error)
+            }
+            Decoded::Incomplete(need) => Ok(Buffered::Incomplete(need)),
+        }
+    }
+
+    /// Shrinks the buffer if the policy asked to, now that no payload is borrowed.
     #[inline]
     fn release(&mut self) {
-        if self.lent > 0 {
-            self.buf.advance(core::mem::take(&mut self.lent));
-        }
         if self.shrink {
             self.shrink = false;
             self.shrink_buffer(self.reclaim.baseline());
+        }
+    }
+
+    /// Drops the consumed bytes from the front of the buffer: one call into `bytes` per read
+    /// from the source rather than one per frame.
+    #[inline]
+    fn compact(&mut self) {
+        if self.pos > 0 {
+            self.buf.advance(core::mem::take(&mut self.pos));
         }
     }
 
@@ -304,7 +341,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     /// if the current one is larger.
     #[cold]
     fn shrink_buffer(&mut self, capacity: usize) {
-        self.release();
+        self.compact();
         let keep = capacity.max(self.buf.len());
         if self.buf.capacity() > keep {
             let mut fresh = BytesMut::with_capacity(keep);
@@ -316,6 +353,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     /// Reads once into the free end of the buffer, making room first for the frame `need`
     /// describes. Returns `false` at end-of-file.
     async fn fill(&mut self, need: Incomplete) -> Result<bool> {
+        self.compact();
         let len = self.buf.len();
         if self.buf.capacity() == len {
             // Full, or not allocated yet. Grow at most by doubling (from a first allocation of at
@@ -342,5 +380,133 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
                 }
             }
         }
+    }
+}
+
+/// What [`AsyncStreamReader::buffered_frame`] found at `pos`.
+enum Buffered {
+    /// A frame, taken: the payload's range in the buffer.
+    Frame(Range<usize>),
+    /// Not all of the frame is buffered.
+    Incomplete(Incomplete),
+}
+
+/// How [`deliver_frames`] ended.
+enum Pass {
+    /// No complete frame is left at the front of the bytes: the decoder's word on what is.
+    Exhausted(Incomplete),
+    /// The callback asked to stop.
+    Stopped,
+    /// The reclaim policy asked to shrink the buffer (`shrink` is set).
+    Shrink,
+}
+
+/// Hands every frame the decoder finds at the front of `bytes` to `f`, and stops at the first
+/// that is incomplete, at an error (a rejected frame is stepped over first), when `f` asks to
+/// stop, or when `reclaim` asks to shrink (then `shrink` is set, as it is when the policy asks
+/// for the frame at which the pass stops). `offset` is the stream offset of `bytes[0]`.
+///
+/// Returns the bytes consumed with the outcome: the hot loop of
+/// [`AsyncStreamReader::process_all`], with the position in a local that the caller stores
+/// once (the sync readers' loop, without an await in it).
+#[inline(always)]
+fn deliver_frames<D, P, F, C>(
+    decoder: &Decoder<D>,
+    reclaim: &mut P,
+    shrink: &mut bool,
+    mut bytes: &[u8],
+    offset: u64,
+    f: &mut F,
+) -> (usize, Result<Pass>)
+where
+    D: Deframer,
+    P: ReclaimPolicy,
+    F: FnMut(&[u8]) -> Result<C>,
+    C: IntoControlFlow,
+{
+    let total = bytes.len();
+    let outcome = loop {
+        let frame_offset = offset + (total - bytes.len()) as u64;
+        match decoder.decode(bytes, frame_offset) {
+            Ok(Decoded::Frame(frame)) => {
+                let payload = frame.payload();
+                let flow = f(payload);
+                bytes = &bytes[frame.len()..];
+                let shrink_now = reclaim.after_message(payload.len());
+                *shrink |= shrink_now;
+                match flow {
+                    Ok(c) => {
+                        if let ControlFlow::Break(()) = c.into_control_flow() {
+                            break Ok(Pass::Stopped);
+                        }
+                    }
+                    Err(e) => break Err(e.at_frame(frame_offset)),
+                }
+                if shrink_now {
+                    break Ok(Pass::Shrink);
+                }
+            }
+            Ok(Decoded::Rejected { len, error }) => {
+                bytes = &bytes[len..];
+                break Err(error);
+            }
+            Ok(Decoded::Incomplete(need)) => break Ok(Pass::Exhausted(need)),
+            Err(e) => break Err(e),
+        }
+    };
+    (total - bytes.len(), outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flatstream_adapters::ShrinkAbove;
+    use flatstream_core::{DefaultDeframer, DefaultFramer};
+
+    fn block_on<F: Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime")
+            .block_on(f)
+    }
+
+    /// A large frame between small ones, and a reader whose policy shrinks after it.
+    fn large_between_small() -> (Vec<u8>, ShrinkAbove) {
+        let big = vec![1u8; 100_000];
+        let bytes =
+            flatstream_test_support::stream_with(DefaultFramer, &[&b"a"[..], &big, b"b", b"c"]);
+        (bytes, ShrinkAbove::new(1024, 4096))
+    }
+
+    #[test]
+    fn process_all_gives_the_buffer_back_after_a_large_frame_and_goes_on() {
+        let (bytes, policy) = large_between_small();
+        let mut reader = AsyncStreamReader::with_capacity(1024, &bytes[..], DefaultDeframer)
+            .with_reclaim(policy);
+        let mut lens = Vec::new();
+        block_on(reader.process_all(|payload| {
+            lens.push(payload.len());
+            Ok(())
+        }))
+        .unwrap();
+        assert_eq!(lens, [1, 100_000, 1, 1]);
+        assert_eq!(reader.position(), bytes.len() as u64);
+        assert!(reader.capacity() <= 1024, "{}", reader.capacity());
+    }
+
+    #[test]
+    fn read_message_gives_the_buffer_back_at_the_next_call() {
+        let (bytes, policy) = large_between_small();
+        let mut reader = AsyncStreamReader::with_capacity(1024, &bytes[..], DefaultDeframer)
+            .with_reclaim(policy);
+        block_on(async {
+            assert_eq!(reader.read_message().await.unwrap(), Some(&b"a"[..]));
+            assert_eq!(reader.read_message().await.unwrap().unwrap().len(), 100_000);
+            assert!(reader.capacity() > 100_000);
+            assert_eq!(reader.read_bytes().await.unwrap().unwrap(), &b"b"[..]);
+            assert!(reader.capacity() <= 1024, "{}", reader.capacity());
+            assert_eq!(reader.read_message().await.unwrap(), Some(&b"c"[..]));
+            assert_eq!(reader.read_message().await.unwrap(), None);
+        });
     }
 }
