@@ -189,6 +189,39 @@ macro_rules! message_reader_from_inherent {
 #[cfg(feature = "std")]
 pub(crate) use message_reader_from_inherent;
 
+/// The accessors of a reader that owns its source in a field `source` and its [`Decoder`] in
+/// a field `decoder`: `deframer`, `get_ref`, `get_mut` and `into_inner`, written once for
+/// [`StreamReader`](crate::StreamReader) and the async reader of `flatstream-tokio`. Invoked
+/// inside the reader's `impl` block, with the names of its source and deframer parameters.
+///
+/// [`Decoder`]: crate::decode::Decoder
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __source_accessors {
+    ($r:ident, $d:ident) => {
+        /// The deframer.
+        pub fn deframer(&self) -> &$d {
+            self.decoder.deframer()
+        }
+
+        /// The source.
+        pub fn get_ref(&self) -> &$r {
+            &self.source
+        }
+
+        /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
+        pub fn get_mut(&mut self) -> &mut $r {
+            &mut self.source
+        }
+
+        /// Returns the source; bytes read ahead into the buffer are dropped (see
+        /// [`into_parts`](Self::into_parts) to keep them).
+        pub fn into_inner(self) -> $r {
+            self.source
+        }
+    };
+}
+
 /// A lending iterator over a reader's payloads, returned by the readers' `messages()`.
 ///
 /// Each payload borrows the reader, so it must be dropped before the next call to `next`; copy
