@@ -113,6 +113,35 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
+/// The constructor and accessors of adapters that wrap a framer or deframer (`inner`) with a
+/// second part (a callback, a validator) in a field of the given name: written once for the
+/// observing and the validating adapters.
+macro_rules! wrapper_common {
+    ($($ty:ident<$param:ident>),+; $field:ident: $p:ident, $what:literal, $new:literal) => {$(
+        impl<$param, $p> $ty<$param, $p> {
+            #[doc = $new]
+            pub const fn new(inner: $param, $field: $p) -> Self {
+                $ty { inner, $field }
+            }
+
+            #[doc = concat!("The ", $what, ".")]
+            pub const fn $field(&self) -> &$p {
+                &self.$field
+            }
+
+            /// The wrapped adapter.
+            pub const fn inner(&self) -> &$param {
+                &self.inner
+            }
+
+            #[doc = concat!("Returns the wrapped adapter and the ", $what, ".")]
+            pub fn into_parts(self) -> ($param, $p) {
+                (self.inner, self.$field)
+            }
+        }
+    )+};
+}
+
 mod bounded;
 mod ext;
 mod observer;

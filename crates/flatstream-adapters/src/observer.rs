@@ -60,33 +60,10 @@ pub struct ObserverDeframer<D, C> {
     observer: C,
 }
 
-macro_rules! common {
-    ($ty:ident, $param:ident) => {
-        impl<$param, C> $ty<$param, C> {
-            /// Wraps `inner`, calling `observer` with each payload.
-            pub const fn new(inner: $param, observer: C) -> Self {
-                $ty { inner, observer }
-            }
-
-            /// The callback.
-            pub const fn observer(&self) -> &C {
-                &self.observer
-            }
-
-            /// The wrapped adapter.
-            pub const fn inner(&self) -> &$param {
-                &self.inner
-            }
-
-            /// Returns the wrapped adapter and the callback.
-            pub fn into_parts(self) -> ($param, C) {
-                (self.inner, self.observer)
-            }
-        }
-    };
+wrapper_common! {
+    ObserverFramer<F>, ObserverDeframer<D>; observer: C, "callback",
+    "Wraps `inner`, calling `observer` with each payload."
 }
-common!(ObserverFramer, F);
-common!(ObserverDeframer, D);
 
 impl<F: Framer, C: Fn(&[u8])> Framer for ObserverFramer<F, C> {
     #[inline]

@@ -298,33 +298,10 @@ pub struct ValidatingDeframer<D, V> {
     validator: V,
 }
 
-macro_rules! common {
-    ($ty:ident, $param:ident) => {
-        impl<$param, V> $ty<$param, V> {
-            /// Wraps `inner`, applying `validator` to each payload.
-            pub const fn new(inner: $param, validator: V) -> Self {
-                $ty { inner, validator }
-            }
-
-            /// The validator.
-            pub const fn validator(&self) -> &V {
-                &self.validator
-            }
-
-            /// The wrapped adapter.
-            pub const fn inner(&self) -> &$param {
-                &self.inner
-            }
-
-            /// Returns the wrapped adapter and the validator.
-            pub fn into_parts(self) -> ($param, V) {
-                (self.inner, self.validator)
-            }
-        }
-    };
+wrapper_common! {
+    ValidatingFramer<F>, ValidatingDeframer<D>; validator: V, "validator",
+    "Wraps `inner`, applying `validator` to each payload."
 }
-common!(ValidatingFramer, F);
-common!(ValidatingDeframer, D);
 
 impl<F: Framer, V: Validator> Framer for ValidatingFramer<F, V> {
     #[inline]
