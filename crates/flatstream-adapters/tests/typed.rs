@@ -10,20 +10,7 @@ use flatstream_core::{
 };
 use std::ops::ControlFlow;
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
-
-flatstream_adapters::stream_deserialize!(Telemetry);
+use flatstream_test_support::telemetry::{Telemetry, TelemetryArgs};
 
 fn reading(i: u64) -> Vec<u8> {
     let mut b = FlatBufferBuilder::new();

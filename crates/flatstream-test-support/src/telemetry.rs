@@ -19,6 +19,9 @@ mod generated;
 
 pub use generated::telemetry::*;
 
+#[cfg(feature = "adapters")]
+flatstream_adapters::stream_deserialize!(Telemetry);
+
 /// One reading as an application holds it: the fields of the `Telemetry` table.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reading {
