@@ -113,11 +113,47 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
-/// The constructor and accessors of adapters that wrap a framer or deframer (`inner`) with a
-/// second part (a callback, a validator) in a field of the given name: written once for the
-/// observing and the validating adapters.
+/// Adapters that wrap a framer or deframer (`inner`) with a second part (a callback, a
+/// validator) in a field of the given name, which `$check` applies to each payload: before the
+/// wrapped framer writes it, after the wrapped deframer has verified it. Their constructor,
+/// accessors and `Framer`/`Deframer` impls, written once for the observing and the validating
+/// adapters.
 macro_rules! wrapper_common {
-    ($($ty:ident<$param:ident>),+; $field:ident: $p:ident, $what:literal, $new:literal) => {$(
+    (
+        $framer:ident<$f:ident>, $deframer:ident<$d:ident>;
+        $field:ident: $p:ident: $($bound:ident)::+ $(($($arg:ty),*))? => $check:path,
+        $what:literal, $new:literal
+    ) => {
+        wrapper_common!(@inherent $framer<$f>, $field: $p, $what, $new);
+        wrapper_common!(@inherent $deframer<$d>, $field: $p, $what, $new);
+
+        impl<$f: Framer, $p: $($bound)::+ $(($($arg),*))?> Framer for $framer<$f, $p> {
+            #[inline]
+            fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
+                $check(&self.$field, payload, offset)?;
+                self.inner.header(payload, offset)
+            }
+        }
+
+        impl<$d: Deframer, $p: $($bound)::+ $(($($arg),*))?> Deframer for $deframer<$d, $p> {
+            #[inline]
+            fn checksum_size(&self) -> usize {
+                self.inner.checksum_size()
+            }
+
+            #[inline]
+            fn max_payload_len(&self) -> usize {
+                self.inner.max_payload_len()
+            }
+
+            #[inline]
+            fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
+                self.inner.verify(checksum, payload, offset)?;
+                $check(&self.$field, payload, offset)
+            }
+        }
+    };
+    (@inherent $ty:ident<$param:ident>, $field:ident: $p:ident, $what:literal, $new:literal) => {
         impl<$param, $p> $ty<$param, $p> {
             #[doc = $new]
             pub const fn new(inner: $param, $field: $p) -> Self {
@@ -139,7 +175,7 @@ macro_rules! wrapper_common {
                 (self.inner, self.$field)
             }
         }
-    )+};
+    };
 }
 
 mod bounded;

@@ -299,32 +299,6 @@ pub struct ValidatingDeframer<D, V> {
 }
 
 wrapper_common! {
-    ValidatingFramer<F>, ValidatingDeframer<D>; validator: V, "validator",
-    "Wraps `inner`, applying `validator` to each payload."
-}
-
-impl<F: Framer, V: Validator> Framer for ValidatingFramer<F, V> {
-    #[inline]
-    fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
-        self.validator.validate(payload, offset)?;
-        self.inner.header(payload, offset)
-    }
-}
-
-impl<D: Deframer, V: Validator> Deframer for ValidatingDeframer<D, V> {
-    #[inline]
-    fn checksum_size(&self) -> usize {
-        self.inner.checksum_size()
-    }
-
-    #[inline]
-    fn max_payload_len(&self) -> usize {
-        self.inner.max_payload_len()
-    }
-
-    #[inline]
-    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
-        self.inner.verify(checksum, payload, offset)?;
-        self.validator.validate(payload, offset)
-    }
+    ValidatingFramer<F>, ValidatingDeframer<D>; validator: V: Validator => V::validate,
+    "validator", "Wraps `inner`, applying `validator` to each payload."
 }
