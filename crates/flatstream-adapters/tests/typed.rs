@@ -8,7 +8,6 @@ use flatstream_adapters::{
 use flatstream_core::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter,
 };
-use std::ops::ControlFlow;
 
 use flatstream_test_support::telemetry::{Telemetry, TelemetryArgs};
 
@@ -71,11 +70,7 @@ fn process_typed_stops_early_and_resumes() {
     let mut n = 0;
     r.process_typed::<Telemetry<'_>, _, _>(|_| {
         n += 1;
-        Ok(if n == 3 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
+        Ok(flatstream_test_support::stop_if(n == 3))
     })
     .unwrap();
     assert_eq!(n, 3);
