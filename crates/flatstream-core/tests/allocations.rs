@@ -6,7 +6,7 @@ use flatstream_core::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
 };
 use flatstream_test_support::Opaque;
-use flatstream_test_support::alloc::{CountingAlloc, measure_exact, steady_state};
+use flatstream_test_support::alloc::{CountingAlloc, count_all, measure_exact, steady_state};
 use flatstream_test_support::telemetry::{self, Reading};
 use std::io::{self, BufReader, Cursor};
 
@@ -69,12 +69,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
 
     // In place over `&[u8]` and `Cursor`: nothing at all, not even a first buffer.
     let (count, stats) = measure_exact(|| -> flatstream_core::Result<u64> {
-        let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
-        let mut n = 0u64;
-        reader.process_all(|_| {
-            n += 1;
-            Ok(())
-        })?;
+        let mut n = count_all(&mut StreamReader::new(&bytes[..], DefaultDeframer))?;
         let mut reader = StreamReader::new(Cursor::new(&bytes), DefaultDeframer);
         let mut m = reader.messages();
         while m.next()?.is_some() {
@@ -93,15 +88,8 @@ fn reading_allocates_nothing_per_message_once_warm() {
     assert_eq!(stats.allocations, 0, "Frames: {stats:?}");
 
     // In place over bytes in memory: nothing at all, not even a first buffer.
-    let (count, stats) = measure_exact(|| {
-        let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
-        let mut n = 0u64;
-        reader.process_all(|_| {
-            n += 1;
-            Ok(())
-        })?;
-        Ok::<_, Error>(n)
-    });
+    let (count, stats) =
+        measure_exact(|| count_all(&mut BufReadStreamReader::new(&bytes[..], DefaultDeframer)));
     assert_eq!(count.unwrap(), 10_000);
     assert_eq!(
         stats.allocations, 0,

@@ -112,6 +112,17 @@ pub fn measure_reading<M: MessageReader + ?Sized>(reader: &mut M) -> (u64, Alloc
     })
 }
 
+/// The messages of `reader` to its end, counted in one `process_all` pass (no other work, so
+/// that what a measurement around it sees is the reader's own).
+pub fn count_all<M: MessageReader>(reader: &mut M) -> flatstream_core::Result<u64> {
+    let mut n = 0;
+    reader.process_all(|_| {
+        n += 1;
+        Ok(())
+    })?;
+    Ok(n)
+}
+
 /// Panics unless [`CountingAlloc`] is the global allocator of this binary: without it every
 /// measurement reads 0, and a test that expects few allocations would pass for nothing.
 pub fn assert_installed() {
