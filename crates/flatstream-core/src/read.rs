@@ -133,6 +133,32 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     }
 }
 
+/// Implements `FusedIterator` and [`MessageReader`] for an iterator of this crate over the
+/// payloads of a slice (`Iterator<Item = Result<&[u8]>>`), with inherent `position` and `retry`
+/// (undo the fusing after a framing error).
+macro_rules! message_reader_from_iterator {
+    ($reader:ident) => {
+        impl<D: $crate::framer::Deframer> core::iter::FusedIterator for $reader<'_, D> {}
+
+        impl<D: $crate::framer::Deframer> $crate::read::MessageReader for $reader<'_, D> {
+            /// As [`Iterator::next`], except after a framing error: where the iterator is
+            /// fused, this stays at the frame that failed and returns its error again, as the
+            /// other readers do.
+            #[inline]
+            fn read_message(&mut self) -> $crate::error::Result<Option<&[u8]>> {
+                self.retry();
+                self.next().transpose()
+            }
+
+            #[inline]
+            fn position(&self) -> u64 {
+                $reader::position(self)
+            }
+        }
+    };
+}
+pub(crate) use message_reader_from_iterator;
+
 /// Implements [`MessageReader`] for a reader of this crate whose inherent methods of the same
 /// names hold the code (they stay inherent, so that calling them needs no import), and adds
 /// the inherent `messages` and `position`, the same for every such reader (it keeps the offset
