@@ -5,50 +5,56 @@ use crate::observer::{ObserverDeframer, ObserverFramer};
 use crate::validate::{ValidatingDeframer, ValidatingFramer, Validator};
 use flatstream_core::{Deframer, Framer};
 
-/// Adapter constructors for every [`Framer`]: `DefaultFramer.bounded(1 << 20).observed(f)` is
-/// `ObserverFramer::new(BoundedFramer::new(DefaultFramer, 1 << 20), f)`, the same type.
-///
-/// Each call wraps what is to its left, so the last adapter named is the outermost: on write it
-/// sees the payload first.
-pub trait FramerExt: Framer + Sized {
-    /// Wraps `self` in a [`BoundedFramer`] allowing payloads of at most `max` bytes.
-    fn bounded(self, max: usize) -> BoundedFramer<Self> {
-        BoundedFramer::new(self, max)
-    }
+/// One extension trait over `$base`, with constructors for its bounded, observing and
+/// validating adapters: written once for framers and deframers.
+macro_rules! adapter_ext {
+    (
+        $(#[$doc:meta])*
+        $ext:ident: $base:ident => $bounded:ident, $observer:ident, $validating:ident;
+        $allows:literal, $payload:literal
+    ) => {
+        $(#[$doc])*
+        pub trait $ext: $base + Sized {
+            #[doc = concat!("Wraps `self` in a [`", stringify!($bounded), "`] ", $allows,
+                " payloads of at most `max` bytes.")]
+            fn bounded(self, max: usize) -> $bounded<Self> {
+                $bounded::new(self, max)
+            }
 
-    /// Wraps `self` in an [`ObserverFramer`] calling `observer` with each payload.
-    fn observed<C: Fn(&[u8])>(self, observer: C) -> ObserverFramer<Self, C> {
-        ObserverFramer::new(self, observer)
-    }
+            #[doc = concat!("Wraps `self` in an [`", stringify!($observer),
+                "`] calling `observer` with each ", $payload, ".")]
+            fn observed<C: Fn(&[u8])>(self, observer: C) -> $observer<Self, C> {
+                $observer::new(self, observer)
+            }
 
-    /// Wraps `self` in a [`ValidatingFramer`] applying `validator` to each payload.
-    fn validated<V: Validator>(self, validator: V) -> ValidatingFramer<Self, V> {
-        ValidatingFramer::new(self, validator)
-    }
+            #[doc = concat!("Wraps `self` in a [`", stringify!($validating),
+                "`] applying `validator` to each ", $payload, ".")]
+            fn validated<V: Validator>(self, validator: V) -> $validating<Self, V> {
+                $validating::new(self, validator)
+            }
+        }
+
+        impl<T: $base> $ext for T {}
+    };
 }
 
-impl<F: Framer> FramerExt for F {}
-
-/// Adapter constructors for every [`Deframer`]: `DefaultDeframer.bounded(1 << 20).observed(f)`
-/// is `ObserverDeframer::new(BoundedDeframer::new(DefaultDeframer, 1 << 20), f)`, the same type.
-///
-/// Each call wraps what is to its left, so the last adapter named is the outermost: on read it
-/// sees the payload last, just before the user.
-pub trait DeframerExt: Deframer + Sized {
-    /// Wraps `self` in a [`BoundedDeframer`] accepting payloads of at most `max` bytes.
-    fn bounded(self, max: usize) -> BoundedDeframer<Self> {
-        BoundedDeframer::new(self, max)
-    }
-
-    /// Wraps `self` in an [`ObserverDeframer`] calling `observer` with each verified payload.
-    fn observed<C: Fn(&[u8])>(self, observer: C) -> ObserverDeframer<Self, C> {
-        ObserverDeframer::new(self, observer)
-    }
-
-    /// Wraps `self` in a [`ValidatingDeframer`] applying `validator` to each verified payload.
-    fn validated<V: Validator>(self, validator: V) -> ValidatingDeframer<Self, V> {
-        ValidatingDeframer::new(self, validator)
-    }
+adapter_ext! {
+    /// Adapter constructors for every [`Framer`]: `DefaultFramer.bounded(1 << 20).observed(f)` is
+    /// `ObserverFramer::new(BoundedFramer::new(DefaultFramer, 1 << 20), f)`, the same type.
+    ///
+    /// Each call wraps what is to its left, so the last adapter named is the outermost: on write
+    /// it sees the payload first.
+    FramerExt: Framer => BoundedFramer, ObserverFramer, ValidatingFramer;
+    "allowing", "payload"
 }
 
-impl<D: Deframer> DeframerExt for D {}
+adapter_ext! {
+    /// Adapter constructors for every [`Deframer`]: `DefaultDeframer.bounded(1 << 20).observed(f)`
+    /// is `ObserverDeframer::new(BoundedDeframer::new(DefaultDeframer, 1 << 20), f)`, the same
+    /// type.
+    ///
+    /// Each call wraps what is to its left, so the last adapter named is the outermost: on read
+    /// it sees the payload last, just before the user.
+    DeframerExt: Deframer => BoundedDeframer, ObserverDeframer, ValidatingDeframer;
+    "accepting", "verified payload"
+}

@@ -113,6 +113,71 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
+/// Adapters that wrap a framer or deframer (`inner`) with a second part (a callback, a
+/// validator) in a field of the given name, which `$check` applies to each payload: before the
+/// wrapped framer writes it, after the wrapped deframer has verified it. Their constructor,
+/// accessors and `Framer`/`Deframer` impls, written once for the observing and the validating
+/// adapters.
+macro_rules! wrapper_common {
+    (
+        $framer:ident<$f:ident>, $deframer:ident<$d:ident>;
+        $field:ident: $p:ident: $($bound:ident)::+ $(($($arg:ty),*))? => $check:path,
+        $what:literal, $new:literal
+    ) => {
+        wrapper_common!(@inherent $framer<$f>, $field: $p, $what, $new);
+        wrapper_common!(@inherent $deframer<$d>, $field: $p, $what, $new);
+
+        impl<$f: Framer, $p: $($bound)::+ $(($($arg),*))?> Framer for $framer<$f, $p> {
+            #[inline]
+            fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
+                $check(&self.$field, payload, offset)?;
+                self.inner.header(payload, offset)
+            }
+        }
+
+        impl<$d: Deframer, $p: $($bound)::+ $(($($arg),*))?> Deframer for $deframer<$d, $p> {
+            #[inline]
+            fn checksum_size(&self) -> usize {
+                self.inner.checksum_size()
+            }
+
+            #[inline]
+            fn max_payload_len(&self) -> usize {
+                self.inner.max_payload_len()
+            }
+
+            #[inline]
+            fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
+                self.inner.verify(checksum, payload, offset)?;
+                $check(&self.$field, payload, offset)
+            }
+        }
+    };
+    (@inherent $ty:ident<$param:ident>, $field:ident: $p:ident, $what:literal, $new:literal) => {
+        impl<$param, $p> $ty<$param, $p> {
+            #[doc = $new]
+            pub const fn new(inner: $param, $field: $p) -> Self {
+                $ty { inner, $field }
+            }
+
+            #[doc = concat!("The ", $what, ".")]
+            pub const fn $field(&self) -> &$p {
+                &self.$field
+            }
+
+            /// The wrapped adapter.
+            pub const fn inner(&self) -> &$param {
+                &self.inner
+            }
+
+            #[doc = concat!("Returns the wrapped adapter and the ", $what, ".")]
+            pub fn into_parts(self) -> ($param, $p) {
+                (self.inner, self.$field)
+            }
+        }
+    };
+}
+
 mod bounded;
 mod ext;
 mod observer;

@@ -60,57 +60,14 @@ pub struct ObserverDeframer<D, C> {
     observer: C,
 }
 
-macro_rules! common {
-    ($ty:ident, $param:ident) => {
-        impl<$param, C> $ty<$param, C> {
-            /// Wraps `inner`, calling `observer` with each payload.
-            pub const fn new(inner: $param, observer: C) -> Self {
-                $ty { inner, observer }
-            }
-
-            /// The callback.
-            pub const fn observer(&self) -> &C {
-                &self.observer
-            }
-
-            /// The wrapped adapter.
-            pub const fn inner(&self) -> &$param {
-                &self.inner
-            }
-
-            /// Returns the wrapped adapter and the callback.
-            pub fn into_parts(self) -> ($param, C) {
-                (self.inner, self.observer)
-            }
-        }
-    };
-}
-common!(ObserverFramer, F);
-common!(ObserverDeframer, D);
-
-impl<F: Framer, C: Fn(&[u8])> Framer for ObserverFramer<F, C> {
-    #[inline]
-    fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
-        (self.observer)(payload);
-        self.inner.header(payload, offset)
-    }
+wrapper_common! {
+    ObserverFramer<F>, ObserverDeframer<D>; observer: C: Fn(&[u8]) => observe, "callback",
+    "Wraps `inner`, calling `observer` with each payload."
 }
 
-impl<D: Deframer, C: Fn(&[u8])> Deframer for ObserverDeframer<D, C> {
-    #[inline]
-    fn checksum_size(&self) -> usize {
-        self.inner.checksum_size()
-    }
-
-    #[inline]
-    fn max_payload_len(&self) -> usize {
-        self.inner.max_payload_len()
-    }
-
-    #[inline]
-    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
-        self.inner.verify(checksum, payload, offset)?;
-        (self.observer)(payload);
-        Ok(())
-    }
+/// What both observing adapters do with a payload: hand it to the callback.
+#[inline(always)]
+fn observe<C: Fn(&[u8])>(observer: &C, payload: &[u8], _offset: u64) -> Result<()> {
+    observer(payload);
+    Ok(())
 }

@@ -298,56 +298,7 @@ pub struct ValidatingDeframer<D, V> {
     validator: V,
 }
 
-macro_rules! common {
-    ($ty:ident, $param:ident) => {
-        impl<$param, V> $ty<$param, V> {
-            /// Wraps `inner`, applying `validator` to each payload.
-            pub const fn new(inner: $param, validator: V) -> Self {
-                $ty { inner, validator }
-            }
-
-            /// The validator.
-            pub const fn validator(&self) -> &V {
-                &self.validator
-            }
-
-            /// The wrapped adapter.
-            pub const fn inner(&self) -> &$param {
-                &self.inner
-            }
-
-            /// Returns the wrapped adapter and the validator.
-            pub fn into_parts(self) -> ($param, V) {
-                (self.inner, self.validator)
-            }
-        }
-    };
-}
-common!(ValidatingFramer, F);
-common!(ValidatingDeframer, D);
-
-impl<F: Framer, V: Validator> Framer for ValidatingFramer<F, V> {
-    #[inline]
-    fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
-        self.validator.validate(payload, offset)?;
-        self.inner.header(payload, offset)
-    }
-}
-
-impl<D: Deframer, V: Validator> Deframer for ValidatingDeframer<D, V> {
-    #[inline]
-    fn checksum_size(&self) -> usize {
-        self.inner.checksum_size()
-    }
-
-    #[inline]
-    fn max_payload_len(&self) -> usize {
-        self.inner.max_payload_len()
-    }
-
-    #[inline]
-    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
-        self.inner.verify(checksum, payload, offset)?;
-        self.validator.validate(payload, offset)
-    }
+wrapper_common! {
+    ValidatingFramer<F>, ValidatingDeframer<D>; validator: V: Validator => V::validate,
+    "validator", "Wraps `inner`, applying `validator` to each payload."
 }

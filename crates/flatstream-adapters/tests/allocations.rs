@@ -11,27 +11,13 @@ use flatstream_core::{
     DefaultDeframer, DefaultFramer, StreamReader, StreamSerialize, StreamWriter,
 };
 use flatstream_test_support::Opaque;
-use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
-use flatstream_test_support::telemetry::{Reading, Telemetry};
+use flatstream_test_support::alloc::{CountingAlloc, measure_exact, measure_reading, steady_state};
+use flatstream_test_support::telemetry::{self, Reading, Telemetry};
 use std::cell::Cell;
 use std::io::{self, Cursor};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
-
-struct TelemetryRoot;
-
-impl flatstream_adapters::StreamDeserialize for TelemetryRoot {
-    type Root<'buf> = Telemetry<'buf>;
-}
-
-fn telemetry_stream(n: u64) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
-    for i in 0..n {
-        w.write(&Reading::nth(i)).unwrap();
-    }
-    w.into_inner()
-}
 
 /// A FlatBuffer whose root is a string of `len` bytes.
 struct Blob(usize);
@@ -50,30 +36,17 @@ impl StreamSerialize for Blob {
 #[test]
 fn a_reclaiming_writer_allocates_nothing_per_message_in_steady_state() {
     let mut w = StreamWriter::new(io::sink(), DefaultFramer).reclaim(ShrinkAfter::new(4096, 16));
-    for i in 0..100 {
-        w.write(&Reading::nth(i)).unwrap();
-    }
-    let ((), stats) = measure_exact(|| {
-        for i in 100..10_100 {
-            w.write(&Reading::nth(i)).unwrap();
-        }
-    });
+    let stats = steady_state(|i| w.write(&Reading::nth(i)).unwrap());
     assert_eq!(stats.allocations, 0, "{stats:?}");
 }
 
 #[test]
 fn a_reclaiming_reader_allocates_nothing_per_message_in_steady_state() {
-    let bytes = telemetry_stream(10_000);
+    let bytes = telemetry::stream(10_000);
     let source = Opaque(&bytes[..]);
     let mut r = StreamReader::new(source, DefaultDeframer).reclaim(ShrinkAfter::new(4096, 16));
     assert!(r.read_message().unwrap().is_some());
-    let (count, stats) = measure_exact(|| {
-        let mut n = 0;
-        while r.read_message().unwrap().is_some() {
-            n += 1;
-        }
-        n
-    });
+    let (count, stats) = measure_reading(&mut r);
     assert_eq!(count, 9_999);
     assert_eq!(stats.allocations, 0, "{stats:?}");
 }
@@ -90,14 +63,7 @@ fn a_stack_of_adapters_allocates_nothing_per_message() {
         .observed(|p: &[u8]| seen.set(seen.get() + p.len() as u64))
         .bounded(1024);
     let mut w = StreamWriter::new(Vec::with_capacity(1 << 20), framer);
-    for i in 0..100 {
-        w.write(&Reading::nth(i)).unwrap();
-    }
-    let ((), stats) = measure_exact(|| {
-        for i in 100..10_100 {
-            w.write(&Reading::nth(i)).unwrap();
-        }
-    });
+    let stats = steady_state(|i| w.write(&Reading::nth(i)).unwrap());
     assert_eq!(stats.allocations, 0, "write: {stats:?}");
     let bytes = w.into_inner();
 
@@ -107,13 +73,7 @@ fn a_stack_of_adapters_allocates_nothing_per_message() {
         .observed(|p: &[u8]| seen.set(seen.get() + p.len() as u64));
     let mut r = StreamReader::new(Cursor::new(&bytes[..]), deframer);
     assert!(r.read_message().unwrap().is_some());
-    let (count, stats) = measure_exact(|| {
-        let mut n = 0;
-        while r.read_message().unwrap().is_some() {
-            n += 1;
-        }
-        n
-    });
+    let (count, stats) = measure_reading(&mut r);
     assert_eq!(count, 10_099);
     assert_eq!(stats.allocations, 0, "read: {stats:?}");
     assert!(seen.get() > 0);
@@ -121,12 +81,12 @@ fn a_stack_of_adapters_allocates_nothing_per_message() {
 
 #[test]
 fn typed_reading_allocates_nothing_per_message() {
-    let bytes = telemetry_stream(10_000);
+    let bytes = telemetry::stream(10_000);
     let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
     assert!(r.read_message().unwrap().is_some());
     let (sum, stats) = measure_exact(|| {
         let mut sum = 0u64;
-        r.process_typed::<TelemetryRoot, _, _>(|t| {
+        r.process_typed::<Telemetry<'_>, _, _>(|t| {
             sum = sum.wrapping_add(t.device_id());
             Ok(())
         })

@@ -8,22 +8,8 @@ use flatstream_adapters::{
 use flatstream_core::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter,
 };
-use std::ops::ControlFlow;
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::{Telemetry, TelemetryArgs};
-
-flatstream_adapters::stream_deserialize!(Telemetry);
+use flatstream_test_support::telemetry::{Telemetry, TelemetryArgs};
 
 fn reading(i: u64) -> Vec<u8> {
     let mut b = FlatBufferBuilder::new();
@@ -84,11 +70,7 @@ fn process_typed_stops_early_and_resumes() {
     let mut n = 0;
     r.process_typed::<Telemetry<'_>, _, _>(|_| {
         n += 1;
-        Ok(if n == 3 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        })
+        Ok(flatstream_test_support::stop_if(n == 3))
     })
     .unwrap();
     assert_eq!(n, 3);

@@ -72,6 +72,10 @@ use crate::error::{Error, Result};
 use crate::frame::{DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, header_len};
 use crate::framer::Deframer;
 
+/// The largest first allocation of a buffering reader's buffer; it then doubles up to the
+/// reader's capacity (see [`Incomplete::grown_len`]).
+pub const FIRST_ALLOCATION: usize = 8 * 1024;
+
 /// Decodes frames from the front of a buffer: a deframer and a bound, and nothing else.
 ///
 /// See the [module documentation](self) for the outcomes and how a driver acts on them.
@@ -192,6 +196,33 @@ impl Incomplete {
     pub fn useful(&self) -> usize {
         self.missing()
             .min(self.present.max(crate::frame::MAX_HEADER_SIZE))
+    }
+
+    /// The size to grow a full buffer of `len` bytes to, for this frame, in a reader whose
+    /// configured capacity is `capacity`: double (from a first allocation of
+    /// [`FIRST_ALLOCATION`] or `capacity` if smaller, so that short streams stay cheap), up to
+    /// `capacity`, or toward what the frame [`needs`](Self::needed) if that is larger. The
+    /// buffer never grows faster than the bytes that actually arrive, whatever length a header
+    /// claims. The rule of every buffering reader of flatstream.
+    ///
+    /// ```
+    /// # use flatstream_core::decode::{Decoded, Decoder, FIRST_ALLOCATION};
+    /// # use flatstream_core::DefaultDeframer;
+    /// // A header that claims 1 GiB, followed by 10 bytes.
+    /// let mut bytes = vec![0, 0, 0, 0x40];
+    /// bytes.extend([1; 10]);
+    /// let Ok(Decoded::Incomplete(need)) = Decoder::new(DefaultDeframer).decode(&bytes, 0) else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(need.grown_len(0, 64 * 1024), FIRST_ALLOCATION);
+    /// assert_eq!(need.grown_len(64 * 1024, 64 * 1024), 128 * 1024, "doubling, past the capacity");
+    /// # Ok::<(), flatstream_core::Error>(())
+    /// ```
+    #[inline(always)]
+    pub fn grown_len(&self, len: usize, capacity: usize) -> usize {
+        len.saturating_mul(2)
+            .max(capacity.min(FIRST_ALLOCATION))
+            .min(capacity.max(self.needed))
     }
 
     /// The error for a stream that ends here: [`Error::UnexpectedEof`] for the frame at

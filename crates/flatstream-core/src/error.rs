@@ -178,6 +178,19 @@ impl Error {
         )
     }
 
+    /// Whether the bytes at the error's offset are not a readable frame: a length over the
+    /// bound ([`Error::FrameTooLarge`]), a checksum mismatch ([`Error::ChecksumMismatch`]), or a
+    /// frame cut short by the end of the input ([`Error::UnexpectedEof`]). A reader that reports
+    /// such an error stays at the frame: the position of the next one is not known.
+    pub fn is_framing_error(&self) -> bool {
+        matches!(
+            self,
+            Error::UnexpectedEof { .. }
+                | Error::FrameTooLarge { .. }
+                | Error::ChecksumMismatch { .. }
+        )
+    }
+
     /// Replaces the offset of an error that concerns a payload's content (see
     /// [`Error::is_content_error`]); other errors are returned unchanged.
     ///

@@ -17,6 +17,17 @@ pub trait Framer {
     /// `offset` is where the frame will start in the stream; errors use it. An error means
     /// nothing of this frame is written.
     fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader>;
+
+    /// [`header`](Self::header), for a payload of at most `max` bytes (at most `u32::MAX`):
+    /// a longer one is refused with [`Error::FrameTooLarge`] before the framer sees it. The
+    /// check every writer makes before it writes a frame.
+    #[inline(always)]
+    fn header_within(&self, payload: &[u8], offset: u64, max: usize) -> Result<FrameHeader> {
+        if payload.len() > max {
+            return Err(Error::too_large(offset, payload.len(), max));
+        }
+        self.header(payload, offset)
+    }
 }
 
 /// Decodes frames: the checksum width, the largest acceptable payload, and verification.

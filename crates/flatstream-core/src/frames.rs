@@ -3,7 +3,6 @@
 use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
 use crate::framer::Deframer;
-use crate::read::MessageReader;
 
 /// Iterates over the payloads of the frames in a byte slice, without copying.
 ///
@@ -17,7 +16,7 @@ use crate::read::MessageReader;
 /// A content error raised by a validating deframer is yielded and iteration goes on with the
 /// next frame, whose position is known.
 ///
-/// It is also a [`MessageReader`], so typed reading and the other reader adapters work over it.
+/// It is also a [`MessageReader`](crate::MessageReader), so typed reading and the other reader adapters work over it.
 ///
 /// ```
 /// use flatstream_core::{DefaultDeframer, Frames};
@@ -72,6 +71,14 @@ impl<'a, D: Deframer> Frames<'a, D> {
         self.decoder.deframer()
     }
 
+    /// Undoes the fusing after a framing error: the next item is the failed frame's again.
+    #[inline(always)]
+    fn retry(&mut self) {
+        if let Some(failed) = self.failed.take() {
+            self.rest = failed;
+        }
+    }
+
     /// Stops the iteration at the current frame.
     #[cold]
     fn fail(&mut self, error: Error) -> Error {
@@ -105,24 +112,7 @@ impl<'a, D: Deframer> Iterator for Frames<'a, D> {
     }
 }
 
-impl<D: Deframer> core::iter::FusedIterator for Frames<'_, D> {}
-
-impl<D: Deframer> MessageReader for Frames<'_, D> {
-    /// As [`Iterator::next`], except after a framing error: where the iterator is fused, this
-    /// stays at the frame that failed and returns its error again, as the other readers do.
-    #[inline]
-    fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        if let Some(failed) = self.failed.take() {
-            self.rest = failed;
-        }
-        self.next().transpose()
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        Frames::position(self)
-    }
-}
+crate::read::message_reader_from_iterator!(Frames);
 
 #[cfg(test)]
 mod tests {

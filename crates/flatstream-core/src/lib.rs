@@ -138,6 +138,9 @@ pub use sync::{
 #[cfg(feature = "std")]
 pub use watermark::{WatermarkFile, read_watermark};
 #[cfg(feature = "std")]
+#[doc(hidden)]
+pub use writer::account_write as __account_write;
+#[cfg(feature = "std")]
 pub use writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.

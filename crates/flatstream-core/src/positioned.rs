@@ -201,15 +201,7 @@ mod tests {
                 .unwrap_err();
             assert_eq!(a.to_string(), b.to_string());
             assert_eq!(a.offset(), offset);
-            assert!(
-                matches!(
-                    a,
-                    Error::UnexpectedEof { .. }
-                        | Error::FrameTooLarge { .. }
-                        | Error::ChecksumMismatch { .. }
-                ),
-                "{a}"
-            );
+            assert!(a.is_framing_error(), "{a}");
         }
     }
 

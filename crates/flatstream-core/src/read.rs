@@ -133,6 +133,32 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     }
 }
 
+/// Implements `FusedIterator` and [`MessageReader`] for an iterator of this crate over the
+/// payloads of a slice (`Iterator<Item = Result<&[u8]>>`), with inherent `position` and `retry`
+/// (undo the fusing after a framing error).
+macro_rules! message_reader_from_iterator {
+    ($reader:ident) => {
+        impl<D: $crate::framer::Deframer> core::iter::FusedIterator for $reader<'_, D> {}
+
+        impl<D: $crate::framer::Deframer> $crate::read::MessageReader for $reader<'_, D> {
+            /// As [`Iterator::next`], except after a framing error: where the iterator is
+            /// fused, this stays at the frame that failed and returns its error again, as the
+            /// other readers do.
+            #[inline]
+            fn read_message(&mut self) -> $crate::error::Result<Option<&[u8]>> {
+                self.retry();
+                self.next().transpose()
+            }
+
+            #[inline]
+            fn position(&self) -> u64 {
+                $reader::position(self)
+            }
+        }
+    };
+}
+pub(crate) use message_reader_from_iterator;
+
 /// Implements [`MessageReader`] for a reader of this crate whose inherent methods of the same
 /// names hold the code (they stay inherent, so that calling them needs no import), and adds
 /// the inherent `messages` and `position`, the same for every such reader (it keeps the offset
@@ -188,6 +214,39 @@ macro_rules! message_reader_from_inherent {
 }
 #[cfg(feature = "std")]
 pub(crate) use message_reader_from_inherent;
+
+/// The accessors of a reader that owns its source in a field `source` and its [`Decoder`] in
+/// a field `decoder`: `deframer`, `get_ref`, `get_mut` and `into_inner`, written once for
+/// [`StreamReader`](crate::StreamReader) and the async reader of `flatstream-tokio`. Invoked
+/// inside the reader's `impl` block, with the names of its source and deframer parameters.
+///
+/// [`Decoder`]: crate::decode::Decoder
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __source_accessors {
+    ($r:ident, $d:ident) => {
+        /// The deframer.
+        pub fn deframer(&self) -> &$d {
+            self.decoder.deframer()
+        }
+
+        /// The source.
+        pub fn get_ref(&self) -> &$r {
+            &self.source
+        }
+
+        /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
+        pub fn get_mut(&mut self) -> &mut $r {
+            &mut self.source
+        }
+
+        /// Returns the source; bytes read ahead into the buffer are dropped (see
+        /// [`into_parts`](Self::into_parts) to keep them).
+        pub fn into_inner(self) -> $r {
+            self.source
+        }
+    };
+}
 
 /// A lending iterator over a reader's payloads, returned by the readers' `messages()`.
 ///

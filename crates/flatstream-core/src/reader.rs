@@ -10,9 +10,6 @@ use core::ops::Range;
 use std::io::{self, Read};
 use std::vec::Vec;
 
-/// The largest first allocation of a reader's buffer; it then doubles up to the capacity.
-const FIRST_ALLOCATION: usize = 8 * 1024;
-
 /// Reads frames from a `Read` source.
 ///
 /// The reader owns a buffer. It fills it with reads as large as the free space, then hands out
@@ -194,26 +191,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         self.buf.shrink_to(keep);
     }
 
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
-    }
-
-    /// The source.
-    pub fn get_ref(&self) -> &R {
-        &self.source
-    }
-
-    /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
-    pub fn get_mut(&mut self) -> &mut R {
-        &mut self.source
-    }
-
-    /// Returns the source; bytes read ahead into the buffer are dropped (see
-    /// [`into_parts`](Self::into_parts) to keep them).
-    pub fn into_inner(self) -> R {
-        self.source
-    }
+    crate::__source_accessors!(R, D);
 
     /// Returns the source and the bytes read ahead but not consumed.
     pub fn into_parts(mut self) -> (R, Vec<u8>) {
@@ -330,16 +308,8 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     fn fill(&mut self, need: Incomplete) -> Result<bool> {
         self.compact();
         if self.end == self.buf.len() {
-            // Full, or not allocated yet. Grow at most by doubling (from a first allocation of
-            // at most 8 KiB, so short streams stay cheap), up to the configured capacity, or
-            // toward what the frame needs if it is larger than that: the buffer never grows
-            // faster than the bytes that actually arrive, whatever length a header claims.
-            let len = self.buf.len();
-            let first = self.capacity.min(FIRST_ALLOCATION);
-            let target = len
-                .saturating_mul(2)
-                .max(first)
-                .min(self.capacity.max(need.needed()));
+            // Full, or not allocated yet: grow by the readers' one rule.
+            let target = need.grown_len(self.buf.len(), self.capacity);
             self.buf.resize(target, 0);
         }
         loop {

@@ -16,7 +16,6 @@
 use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
 use crate::framer::Deframer;
-use crate::read::MessageReader;
 use core::ops::Range;
 
 /// Frames that must chain after a candidate before a split starts on it, unless the stream
@@ -266,6 +265,12 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         }
     }
 
+    /// Undoes the fusing after a framing error: the next item is the failed frame's again.
+    #[inline(always)]
+    fn retry(&mut self) {
+        self.failed = false;
+    }
+
     /// Stops the iteration at the frame at `pos`.
     #[cold]
     fn fail(&mut self, error: Error) -> Error {
@@ -303,27 +308,13 @@ impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
     }
 }
 
-impl<D: Deframer> core::iter::FusedIterator for SplitFrames<'_, D> {}
-
-impl<D: Deframer> MessageReader for SplitFrames<'_, D> {
-    /// As [`Iterator::next`], except after a framing error: where the iterator is fused, this
-    /// stays at the frame that failed and returns its error again, as the other readers do.
-    #[inline]
-    fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        self.failed = false;
-        self.next().transpose()
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        SplitFrames::position(self)
-    }
-}
+crate::read::message_reader_from_iterator!(SplitFrames);
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::framer::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
+    use crate::read::MessageReader;
     use crate::testing::Sum32;
     use alloc::vec::Vec;
 

@@ -143,70 +143,73 @@ impl<W: ?Sized> SyncPolicy<W> for NeverSync {
 
 /// Syncs after every `n`-th frame (counted from the last sync, explicit ones included).
 #[derive(Debug, Clone, Copy)]
-pub struct SyncEveryFrames {
-    every: u64,
-    unsynced: u64,
-}
+pub struct SyncEveryFrames(Threshold);
 
 impl SyncEveryFrames {
     /// Syncs after every `n`-th frame; `n` of 0 acts as 1 (every frame).
     pub fn new(n: u64) -> Self {
-        SyncEveryFrames {
-            every: n.max(1),
-            unsynced: 0,
-        }
+        SyncEveryFrames(Threshold::new(n.max(1)))
     }
 }
 
 impl<W: SyncSink + ?Sized> SyncPolicy<W> for SyncEveryFrames {
     #[inline]
     fn after_frame(&mut self, sink: &mut W, _frame: Receipt) -> io::Result<bool> {
-        self.unsynced += 1;
-        if self.unsynced < self.every {
-            return Ok(false);
-        }
-        self.unsynced = 0;
-        sink.sync().map(|()| true)
+        self.0.add(1, sink)
     }
 
     fn synced(&mut self, _durable: u64) -> io::Result<()> {
-        self.unsynced = 0;
+        self.0.unsynced = 0;
         Ok(())
     }
 }
 
 /// Syncs after the frame that brings the bytes written since the last sync to `n` or more.
 #[derive(Debug, Clone, Copy)]
-pub struct SyncEveryBytes {
-    every: u64,
-    unsynced: u64,
-}
+pub struct SyncEveryBytes(Threshold);
 
 impl SyncEveryBytes {
     /// Syncs once `n` bytes or more were written since the last sync; `n` of 0 syncs after
     /// every frame.
     pub fn new(n: u64) -> Self {
-        SyncEveryBytes {
-            every: n,
-            unsynced: 0,
-        }
+        SyncEveryBytes(Threshold::new(n))
     }
 }
 
 impl<W: SyncSink + ?Sized> SyncPolicy<W> for SyncEveryBytes {
     #[inline]
     fn after_frame(&mut self, sink: &mut W, frame: Receipt) -> io::Result<bool> {
-        self.unsynced = self.unsynced.saturating_add(frame.len);
+        self.0.add(frame.len, sink)
+    }
+
+    fn synced(&mut self, _durable: u64) -> io::Result<()> {
+        self.0.unsynced = 0;
+        Ok(())
+    }
+}
+
+/// A count (of frames, of bytes) since the last sync, and the count at which to sync: the
+/// rule of [`SyncEveryFrames`] and [`SyncEveryBytes`].
+#[derive(Debug, Clone, Copy)]
+struct Threshold {
+    every: u64,
+    unsynced: u64,
+}
+
+impl Threshold {
+    fn new(every: u64) -> Self {
+        Threshold { every, unsynced: 0 }
+    }
+
+    /// Counts `n` more; syncs `sink` (and starts again from 0) once the count reaches `every`.
+    #[inline(always)]
+    fn add<W: SyncSink + ?Sized>(&mut self, n: u64, sink: &mut W) -> io::Result<bool> {
+        self.unsynced = self.unsynced.saturating_add(n);
         if self.unsynced < self.every {
             return Ok(false);
         }
         self.unsynced = 0;
         sink.sync().map(|()| true)
-    }
-
-    fn synced(&mut self, _durable: u64) -> io::Result<()> {
-        self.unsynced = 0;
-        Ok(())
     }
 }
 

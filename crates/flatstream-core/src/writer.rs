@@ -19,14 +19,32 @@ mod sealed {
 /// How a [`StreamWriter`] hands a frame's header and payload to the sink: [`PlainWrites`] (the
 /// default) or [`VectoredWrites`]. Sealed: these two are the only ones.
 pub trait WriteStrategy: sealed::Sealed {
-    /// Writes `header` then `payload`, adding every byte the sink accepts to `accepted`.
+    /// Whether frames with payloads of 4 KiB or more go to the sink in
+    /// one vectored write.
     #[doc(hidden)]
+    const VECTORED: bool;
+
+    /// Writes `header` then `payload`, adding every byte the sink accepts to `accepted`. The
+    /// one write path of both strategies: `VECTORED` is a constant, the branch folds away.
+    #[doc(hidden)]
+    #[inline(always)]
     fn write_frame<W: Write>(
         sink: &mut W,
         header: &[u8],
         payload: &[u8],
         accepted: &mut u64,
-    ) -> io::Result<()>;
+    ) -> io::Result<()> {
+        if Self::VECTORED && payload.len() >= VECTORED_MIN_PAYLOAD {
+            write_all_vectored(
+                sink,
+                [IoSlice::new(header), IoSlice::new(payload)],
+                accepted,
+            )
+        } else {
+            write_all(sink, header, accepted)?;
+            write_all(sink, payload, accepted)
+        }
+    }
 }
 
 /// The default [`WriteStrategy`]: header and payload in two plain writes.
@@ -54,32 +72,43 @@ impl sealed::Sealed for PlainWrites {}
 impl sealed::Sealed for VectoredWrites {}
 
 impl WriteStrategy for PlainWrites {
-    #[inline(always)]
-    fn write_frame<W: Write>(
-        sink: &mut W,
-        header: &[u8],
-        payload: &[u8],
-        accepted: &mut u64,
-    ) -> io::Result<()> {
-        write_all(sink, header, accepted)?;
-        write_all(sink, payload, accepted)
-    }
+    const VECTORED: bool = false;
 }
 
 impl WriteStrategy for VectoredWrites {
-    #[inline]
-    fn write_frame<W: Write>(
-        sink: &mut W,
-        header: &[u8],
-        payload: &[u8],
-        accepted: &mut u64,
-    ) -> io::Result<()> {
-        if payload.len() >= VECTORED_MIN_PAYLOAD {
-            write_all_vectored(sink, header, payload, accepted)
-        } else {
-            PlainWrites::write_frame(sink, header, payload, accepted)
+    const VECTORED: bool = true;
+}
+
+/// The accessors of a writer whose framer is in a field `framer`, its builder in `builder`
+/// and its sink in `sink.inner`: `framer`, `builder_mut`, `get_ref` and `get_mut`, written once
+/// for [`StreamWriter`] and the async writer of `flatstream-tokio`. Invoked inside the
+/// writer's `impl` block, with the names of its sink and framer parameters.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __writer_accessors {
+    ($w:ident, $f:ident) => {
+        /// The framer.
+        pub fn framer(&self) -> &$f {
+            &self.framer
         }
-    }
+
+        /// The builder used by [`write`](Self::write). Useful to inspect or replace it, for
+        /// example to release memory after a burst of large messages.
+        pub fn builder_mut(&mut self) -> &mut $crate::flatbuffers::FlatBufferBuilder<'static> {
+            &mut self.builder
+        }
+
+        /// The sink.
+        pub fn get_ref(&self) -> &$w {
+            &self.sink.inner
+        }
+
+        /// The sink. Writing to it directly puts bytes in the stream that the writer does not
+        /// count.
+        pub fn get_mut(&mut self) -> &mut $w {
+            &mut self.sink.inner
+        }
+    };
 }
 
 /// Where a frame was written: returned by the `*_with_receipt` writes of a [`StreamWriter`].
@@ -420,26 +449,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
         &self.policy
     }
 
-    /// The framer.
-    pub fn framer(&self) -> &F {
-        &self.framer
-    }
-
-    /// The builder used by [`write`](Self::write). Useful to inspect or replace it, for
-    /// example to release memory after a burst of large messages.
-    pub fn builder_mut(&mut self) -> &mut FlatBufferBuilder<'static> {
-        &mut self.builder
-    }
-
-    /// The sink.
-    pub fn get_ref(&self) -> &W {
-        &self.sink.inner
-    }
-
-    /// The sink. Writing to it directly puts bytes in the stream that the writer does not count.
-    pub fn get_mut(&mut self) -> &mut W {
-        &mut self.sink.inner
-    }
+    crate::__writer_accessors!(W, F);
 
     /// Returns the sink, without flushing or syncing it.
     pub fn into_inner(self) -> W {
@@ -531,10 +541,7 @@ impl<W: Write> CountingSink<W> {
     ) -> Result<()> {
         let offset = self.written;
         // `max` is at most `u32::MAX` (see `with_max_frame_len`).
-        if payload.len() > max {
-            return Err(Error::too_large(offset, payload.len(), max));
-        }
-        let header = framer.header(payload, offset)?;
+        let header = framer.header_within(payload, offset, max)?;
         // Counted in a local and stored once, whether the writes succeed or fail.
         let mut accepted = 0;
         let result = S::write_frame(&mut self.inner, header.as_bytes(), payload, &mut accepted);
@@ -557,31 +564,44 @@ impl<W: Write> CountingSink<W> {
 #[inline]
 fn write_all<W: Write>(sink: &mut W, mut buf: &[u8], accepted: &mut u64) -> io::Result<()> {
     while !buf.is_empty() {
-        match sink.write(buf) {
-            Ok(0) => return Err(write_zero()),
-            Ok(n) => {
-                let n = n.min(buf.len());
-                *accepted += n as u64;
-                buf = &buf[n..];
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+        account_write(sink.write(buf), &mut buf, accepted)?;
     }
     Ok(())
 }
 
-/// Writes header and payload with vectored writes, adding every byte the sink accepts to
-/// `accepted`.
-fn write_all_vectored<W: Write>(
-    sink: &mut W,
-    header: &[u8],
-    payload: &[u8],
+/// What one `write` of `buf` to a sink returned, accounted as `write_all` does: the bytes
+/// accepted are added to `accepted` and `buf` moves past them; `Interrupted` is `Ok` (write
+/// again); a write of no bytes is a `WriteZero` error. The step of every `write_all` loop of
+/// flatstream's writers, sync and async (`flatstream-tokio` uses it through the crate root).
+#[doc(hidden)]
+#[inline(always)]
+pub fn account_write(
+    result: io::Result<usize>,
+    buf: &mut &[u8],
     accepted: &mut u64,
 ) -> io::Result<()> {
-    let total = header.len() + payload.len();
-    let mut slices = [IoSlice::new(header), IoSlice::new(payload)];
-    let mut bufs = &mut slices[..];
+    match result {
+        Ok(0) => Err(write_zero()),
+        Ok(n) => {
+            let n = n.min(buf.len());
+            *accepted += n as u64;
+            *buf = &buf[n..];
+            Ok(())
+        }
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Writes a frame's parts (header and payload) with vectored writes, adding every byte the sink
+/// accepts to `accepted`.
+fn write_all_vectored<W: Write>(
+    sink: &mut W,
+    mut parts: [IoSlice<'_>; 2],
+    accepted: &mut u64,
+) -> io::Result<()> {
+    let total = parts[0].len() + parts[1].len();
+    let mut bufs = &mut parts[..];
     let mut done = 0;
     while done < total {
         match sink.write_vectored(bufs) {

@@ -6,57 +6,34 @@ use flatstream_core::{
     BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, Frames, StreamReader, StreamWriter,
 };
 use flatstream_test_support::Opaque;
-use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
-use flatstream_test_support::telemetry::Reading;
+use flatstream_test_support::alloc::{CountingAlloc, count_all, measure_exact, steady_state};
+use flatstream_test_support::telemetry::{self, Reading};
 use std::io::{self, BufReader, Cursor};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
-fn telemetry_stream(n: u64) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
-    for i in 0..n {
-        w.write(&Reading::nth(i)).unwrap();
-    }
-    w.into_inner()
-}
-
 #[test]
 fn writing_allocates_nothing_per_message_once_warm() {
     // Simple mode: the internal builder is reused.
     let mut w = StreamWriter::new(io::sink(), DefaultFramer);
-    for i in 0..100 {
-        w.write(&Reading::nth(i)).unwrap();
-    }
-    let ((), stats) = measure_exact(|| {
-        for i in 100..10_100 {
-            w.write(&Reading::nth(i)).unwrap();
-        }
-    });
+    let stats = steady_state(|i| w.write(&Reading::nth(i)).unwrap());
     assert_eq!(stats.allocations, 0, "simple mode: {stats:?}");
 
     // Expert mode: the caller's builder, reset between messages.
     let mut builder = FlatBufferBuilder::new();
     let mut w = StreamWriter::new(Vec::with_capacity(1 << 20), DefaultFramer);
-    let mut write = |w: &mut StreamWriter<Vec<u8>, DefaultFramer>, i| {
+    let stats = steady_state(|i| {
         builder.reset();
         flatstream_core::StreamSerialize::serialize(&Reading::nth(i), &mut builder).unwrap();
         w.write_finished(&mut builder).unwrap();
-    };
-    for i in 0..100 {
-        write(&mut w, i);
-    }
-    let ((), stats) = measure_exact(|| {
-        for i in 100..10_100 {
-            write(&mut w, i);
-        }
     });
     assert_eq!(stats.allocations, 0, "expert mode: {stats:?}");
 }
 
 #[test]
 fn reading_allocates_nothing_per_message_once_warm() {
-    let bytes = telemetry_stream(10_000);
+    let bytes = telemetry::stream(10_000);
 
     // Copying through the reader's buffer, as from a file or a socket.
     let mut reader = StreamReader::new(Opaque(&bytes[..]), DefaultDeframer);
@@ -92,12 +69,7 @@ fn reading_allocates_nothing_per_message_once_warm() {
 
     // In place over `&[u8]` and `Cursor`: nothing at all, not even a first buffer.
     let (count, stats) = measure_exact(|| -> flatstream_core::Result<u64> {
-        let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
-        let mut n = 0u64;
-        reader.process_all(|_| {
-            n += 1;
-            Ok(())
-        })?;
+        let mut n = count_all(&mut StreamReader::new(&bytes[..], DefaultDeframer))?;
         let mut reader = StreamReader::new(Cursor::new(&bytes), DefaultDeframer);
         let mut m = reader.messages();
         while m.next()?.is_some() {
@@ -116,15 +88,8 @@ fn reading_allocates_nothing_per_message_once_warm() {
     assert_eq!(stats.allocations, 0, "Frames: {stats:?}");
 
     // In place over bytes in memory: nothing at all, not even a first buffer.
-    let (count, stats) = measure_exact(|| {
-        let mut reader = BufReadStreamReader::new(&bytes[..], DefaultDeframer);
-        let mut n = 0u64;
-        reader.process_all(|_| {
-            n += 1;
-            Ok(())
-        })?;
-        Ok::<_, Error>(n)
-    });
+    let (count, stats) =
+        measure_exact(|| count_all(&mut BufReadStreamReader::new(&bytes[..], DefaultDeframer)));
     assert_eq!(count.unwrap(), 10_000);
     assert_eq!(
         stats.allocations, 0,

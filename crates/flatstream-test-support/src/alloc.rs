@@ -14,6 +14,7 @@
 
 #![allow(unsafe_code)]
 
+use flatstream_core::MessageReader;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -88,6 +89,38 @@ pub fn measure_exact<R>(f: impl FnOnce() -> R) -> (R, AllocStats) {
         })
     });
     (result, during)
+}
+
+/// What `write(i)` allocates in steady state: called for `i` in `0..100` to warm up, then
+/// measured (as [`measure_exact`]) over `100..10_100`.
+pub fn steady_state(mut write: impl FnMut(u64)) -> AllocStats {
+    for i in 0..100 {
+        write(i);
+    }
+    measure_exact(|| (100..10_100).for_each(&mut write)).1
+}
+
+/// Reads `reader` to its end with `read_message`, measured as [`measure_exact`]: the number of
+/// messages read and what reading them allocated.
+pub fn measure_reading<M: MessageReader + ?Sized>(reader: &mut M) -> (u64, AllocStats) {
+    measure_exact(|| {
+        let mut n = 0;
+        while reader.read_message().expect("a valid stream").is_some() {
+            n += 1;
+        }
+        n
+    })
+}
+
+/// The messages of `reader` to its end, counted in one `process_all` pass (no other work, so
+/// that what a measurement around it sees is the reader's own).
+pub fn count_all<M: MessageReader>(reader: &mut M) -> flatstream_core::Result<u64> {
+    let mut n = 0;
+    reader.process_all(|_| {
+        n += 1;
+        Ok(())
+    })?;
+    Ok(n)
 }
 
 /// Panics unless [`CountingAlloc`] is the global allocator of this binary: without it every

@@ -18,7 +18,9 @@ use crate::faults::FaultySource;
 use flatstream_core::{BufReadStreamReader, Deframer, Frames, StreamReader};
 use std::io::{BufReader, Cursor, Read};
 
-/// Sets the bound the input asks for, if any.
+/// `$reader` with the bound the [`Input`] `$input` asks for, if any: for the drivers here and
+/// those of other crates (the async reader, the codec).
+#[macro_export]
 macro_rules! bounded {
     ($reader:expr, $input:expr) => {
         match $input.max_frame_len {

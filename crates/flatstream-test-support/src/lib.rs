@@ -25,6 +25,7 @@ pub mod telemetry;
 
 use flatstream_core::{DefaultFramer, Framer, StreamWriter};
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 
 /// Bytes in memory behind a `Read` that `StreamReader` does not recognize as in memory (it
 /// parses `&[u8]` and `Cursor`s in place), so that it copies them through its own buffer: the
@@ -36,6 +37,16 @@ impl<R: Read> Read for Opaque<R> {
     #[inline]
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.0.read(buf)
+    }
+}
+
+/// What a `process_all` callback returns to stop once `done`, and to go on before:
+/// `ControlFlow::Break(())` or `ControlFlow::Continue(())`.
+pub fn stop_if(done: bool) -> ControlFlow<()> {
+    if done {
+        ControlFlow::Break(())
+    } else {
+        ControlFlow::Continue(())
     }
 }
 

@@ -3,7 +3,7 @@
 //! need real FlatBuffers.
 
 use flatbuffers::{Allocator, FlatBufferBuilder};
-use flatstream_core::{Result, StreamSerialize};
+use flatstream_core::{DefaultFramer, Result, StreamSerialize, StreamWriter};
 
 #[allow(
     unsafe_code,
@@ -18,6 +18,9 @@ use flatstream_core::{Result, StreamSerialize};
 mod generated;
 
 pub use generated::telemetry::*;
+
+#[cfg(feature = "adapters")]
+flatstream_adapters::stream_deserialize!(Telemetry);
 
 /// One reading as an application holds it: the fields of the `Telemetry` table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,4 +68,13 @@ impl StreamSerialize for Reading {
         builder.finish(root, None);
         Ok(())
     }
+}
+
+/// The stream of the first `n` readings ([`Reading::nth`]), written with the default framer.
+pub fn stream(n: u64) -> Vec<u8> {
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    for i in 0..n {
+        w.write(&Reading::nth(i)).expect("write to a Vec");
+    }
+    w.into_inner()
 }

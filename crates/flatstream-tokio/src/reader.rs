@@ -9,9 +9,6 @@ use flatstream_core::{Deframer, Error, IntoControlFlow, Result};
 use std::io;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-/// The largest first allocation of a reader's buffer; it then doubles up to the capacity.
-const FIRST_ALLOCATION: usize = 8 * 1024;
-
 /// Reads frames from an [`AsyncRead`] source: the async counterpart of
 /// [`StreamReader`](flatstream_core::StreamReader), with the same vocabulary.
 ///
@@ -246,26 +243,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         self.shrink_buffer(self.capacity);
     }
 
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
-    }
-
-    /// The source.
-    pub fn get_ref(&self) -> &R {
-        &self.source
-    }
-
-    /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
-    pub fn get_mut(&mut self) -> &mut R {
-        &mut self.source
-    }
-
-    /// Returns the source; bytes read ahead into the buffer are dropped (see
-    /// [`into_parts`](Self::into_parts) to keep them).
-    pub fn into_inner(self) -> R {
-        self.source
-    }
+    flatstream_core::__source_accessors!(R, D);
 
     /// Returns the source and the bytes read ahead but not consumed.
     pub fn into_parts(mut self) -> (R, BytesMut) {
@@ -356,15 +334,8 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         self.compact();
         let len = self.buf.len();
         if self.buf.capacity() == len {
-            // Full, or not allocated yet. Grow at most by doubling (from a first allocation of at
-            // most 8 KiB), up to the configured capacity, or toward what the frame needs if it
-            // is larger: never faster than the bytes that actually arrive.
-            let first = self.capacity.min(FIRST_ALLOCATION);
-            let target = len
-                .saturating_mul(2)
-                .max(first)
-                .min(self.capacity.max(need.needed()));
-            self.buf.reserve(target - len);
+            // Full, or not allocated yet: grow by the readers' one rule.
+            self.buf.reserve(need.grown_len(len, self.capacity) - len);
         }
         loop {
             // `read_buf` is cancel safe: dropped before it completes, it has read nothing.

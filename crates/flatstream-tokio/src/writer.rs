@@ -49,10 +49,15 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AsyncStreamWriter<W, F> {
-    sink: W,
+    sink: Counted<W>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
     max_frame_len: usize,
+}
+
+/// The sink, and the bytes it has accepted.
+struct Counted<W> {
+    inner: W,
     written: u64,
 }
 
@@ -65,11 +70,13 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// A writer whose simple mode uses `builder`.
     pub fn with_builder(sink: W, framer: F, builder: FlatBufferBuilder<'static>) -> Self {
         AsyncStreamWriter {
-            sink,
+            sink: Counted {
+                inner: sink,
+                written: 0,
+            },
             framer,
             builder,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
-            written: 0,
         }
     }
 
@@ -86,14 +93,9 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
         self.builder.reset();
         item.serialize(&mut self.builder)?;
         let payload = self.builder.finished_data();
-        write_frame(
-            &mut self.sink,
-            &mut self.written,
-            &self.framer,
-            self.max_frame_len,
-            payload,
-        )
-        .await
+        self.sink
+            .write_frame(&self.framer, self.max_frame_len, payload)
+            .await
     }
 
     /// Expert mode: writes the finished buffer of `builder` as one frame. The builder is left as
@@ -107,101 +109,75 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
     pub async fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
-        write_frame(
-            &mut self.sink,
-            &mut self.written,
-            &self.framer,
-            self.max_frame_len,
-            payload,
-        )
-        .await
+        self.sink
+            .write_frame(&self.framer, self.max_frame_len, payload)
+            .await
     }
 
     /// Flushes the sink.
     pub async fn flush(&mut self) -> Result<()> {
-        let offset = self.written;
-        self.sink
-            .flush()
-            .await
-            .map_err(|source| Error::Io { source, offset })
+        let result = self.sink.inner.flush().await;
+        self.sink.at_end(result)
     }
 
     /// Flushes and shuts the sink down (for a `TcpStream`, the write half): the peer's reader
     /// sees the end of the stream.
     pub async fn shutdown(&mut self) -> Result<()> {
-        let offset = self.written;
-        self.sink
-            .shutdown()
-            .await
-            .map_err(|source| Error::Io { source, offset })
+        let result = self.sink.inner.shutdown().await;
+        self.sink.at_end(result)
     }
 
     /// Bytes the sink has accepted from this writer: the offset at which the next frame starts,
     /// or, after a failed or cancelled write, the exact length of what reached the sink.
     pub fn bytes_written(&self) -> u64 {
-        self.written
+        self.sink.written
     }
 
-    /// The framer.
-    pub fn framer(&self) -> &F {
-        &self.framer
-    }
-
-    /// The builder used by [`write`](Self::write), for example to release memory after a
-    /// burst of large messages.
-    pub fn builder_mut(&mut self) -> &mut FlatBufferBuilder<'static> {
-        &mut self.builder
-    }
-
-    /// The sink.
-    pub fn get_ref(&self) -> &W {
-        &self.sink
-    }
-
-    /// The sink. Writing to it directly puts bytes in the stream that the writer does not count.
-    pub fn get_mut(&mut self) -> &mut W {
-        &mut self.sink
-    }
+    flatstream_core::__writer_accessors!(W, F);
 
     /// Returns the sink, without flushing it.
     pub fn into_inner(self) -> W {
-        self.sink
+        self.sink.inner
     }
 }
 
 impl<W: core::fmt::Debug, F: core::fmt::Debug> core::fmt::Debug for AsyncStreamWriter<W, F> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("AsyncStreamWriter")
-            .field("sink", &self.sink)
+            .field("sink", &self.sink.inner)
             .field("framer", &self.framer)
-            .field("bytes_written", &self.written)
+            .field("bytes_written", &self.sink.written)
             .field("max_frame_len", &self.max_frame_len)
             .finish_non_exhaustive()
     }
 }
 
-/// Writes the frame of `payload`, adding every byte the sink accepts to `written` as it goes.
-async fn write_frame<W: AsyncWrite + Unpin, F: Framer>(
-    sink: &mut W,
-    written: &mut u64,
-    framer: &F,
-    max: usize,
-    payload: &[u8],
-) -> Result<()> {
-    let offset = *written;
-    if payload.len() > max {
-        return Err(Error::FrameTooLarge {
-            offset,
-            len: payload.len() as u64,
-            max: max as u64,
-        });
+impl<W: AsyncWrite + Unpin> Counted<W> {
+    /// Writes the frame of `payload`, adding every byte the sink accepts to `written` as it
+    /// goes.
+    async fn write_frame<F: Framer>(
+        &mut self,
+        framer: &F,
+        max: usize,
+        payload: &[u8],
+    ) -> Result<()> {
+        let offset = self.written;
+        // `max` is at most `u32::MAX` (see `with_max_frame_len`).
+        let header = framer.header_within(payload, offset, max)?;
+        let sink = &mut self.inner;
+        let result = match write_all(sink, header.as_bytes(), &mut self.written).await {
+            Ok(()) => write_all(sink, payload, &mut self.written).await,
+            Err(e) => Err(e),
+        };
+        result.map_err(|source| Error::Io { source, offset })
     }
-    let header = framer.header(payload, offset)?;
-    let result = match write_all(sink, header.as_bytes(), written).await {
-        Ok(()) => write_all(sink, payload, written).await,
-        Err(e) => Err(e),
-    };
-    result.map_err(|source| Error::Io { source, offset })
+
+    /// The result of flushing or shutting the sink down, an error stamped with the end of
+    /// what it accepted.
+    fn at_end(&self, result: io::Result<()>) -> Result<()> {
+        let offset = self.written;
+        result.map_err(|source| Error::Io { source, offset })
+    }
 }
 
 /// `write_all`, adding every byte the sink accepts to `written` as soon as it does (so that the
@@ -212,21 +188,7 @@ async fn write_all<W: AsyncWrite + Unpin>(
     written: &mut u64,
 ) -> io::Result<()> {
     while !buf.is_empty() {
-        match sink.write(buf).await {
-            Ok(0) => {
-                return Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    "sink accepted no bytes",
-                ));
-            }
-            Ok(n) => {
-                let n = n.min(buf.len());
-                *written += n as u64;
-                buf = &buf[n..];
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+        flatstream_core::__account_write(sink.write(buf).await, &mut buf, written)?;
     }
     Ok(())
 }

@@ -5,10 +5,10 @@
 
 use bytes::{Bytes, BytesMut};
 use flatstream_core::{DefaultFramer, Deframer, Result};
-use flatstream_test_support::Opaque;
 use flatstream_test_support::alloc::CountingAlloc;
 use flatstream_test_support::contract::{Callback, Driver, Input, Subject};
 use flatstream_test_support::faults::FaultySource;
+use flatstream_test_support::{Opaque, bounded};
 use flatstream_tokio::{AsyncStreamReader, FrameCodec};
 use std::io::{self, Read};
 use std::pin::Pin;
@@ -91,13 +91,11 @@ impl Driver for AsyncReader {
 
     fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
         let source = AsyncSource::new(input);
-        let mut reader = match input.capacity {
+        let reader = match input.capacity {
             Some(capacity) => AsyncStreamReader::with_capacity(capacity, source, deframer),
             None => AsyncStreamReader::new(source, deframer),
         };
-        if let Some(max) = input.max_frame_len {
-            reader = reader.with_max_frame_len(max);
-        }
+        let reader = bounded!(reader, input);
         Box::new(Reader {
             rt: runtime(),
             reader,
@@ -182,10 +180,7 @@ impl Driver for CodecDriver {
     const MIN_CAPACITY: Option<usize> = Some(1);
 
     fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        let mut codec = FrameCodec::new(DefaultFramer, deframer);
-        if let Some(max) = input.max_frame_len {
-            codec = codec.with_max_frame_len(max);
-        }
+        let codec = bounded!(FrameCodec::new(DefaultFramer, deframer), input);
         Box::new(Codec {
             rt: runtime(),
             source: AsyncSource::new(input),

@@ -120,7 +120,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn checksummed_streams_read_in_parallel_as_sequentially(
+    fn streams_read_in_parallel_as_sequentially_with_or_without_a_checksum(
         payloads in payloads(),
         hit in prop::option::of((any::<usize>(), any::<bool>())),
         split_len in 1usize..300,
@@ -132,15 +132,6 @@ proptest! {
         let mut bytes = stream_with(ChecksumFramer::new(Crc16), &payloads);
         damage(&mut bytes, hit);
         check(&bytes, ChecksumDeframer::new(Crc16), split_len, threads);
-    }
-
-    #[test]
-    fn streams_without_a_checksum_read_in_parallel_as_sequentially(
-        payloads in payloads(),
-        hit in prop::option::of((any::<usize>(), any::<bool>())),
-        split_len in 1usize..300,
-        threads in 1usize..=4,
-    ) {
         let mut bytes = flatstream_test_support::stream(&payloads);
         damage(&mut bytes, hit);
         check(&bytes, DefaultDeframer, split_len, threads);
@@ -236,11 +227,7 @@ fn break_stops_the_read_without_an_error() {
                 |p| Ok(counter(p)),
                 |n| {
                     sunk += 1;
-                    Ok(if n == 99 {
-                        ControlFlow::Break(())
-                    } else {
-                        ControlFlow::Continue(())
-                    })
+                    Ok(flatstream_test_support::stop_if(n == 99))
                 },
             )
             .unwrap();

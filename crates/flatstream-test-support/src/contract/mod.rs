@@ -276,11 +276,7 @@ fn read_in_turns(r: &mut dyn Subject, first: usize, stride: usize) -> Result<Vec
         let before = out.len();
         r.process_all(&mut |p| {
             out.push(p.to_vec());
-            Ok(if out.len() - before == stride {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            })
+            Ok(crate::stop_if(out.len() - before == stride))
         })?;
         if out.len() - before < stride {
             return Ok(out);
