@@ -302,7 +302,8 @@ it is whole and verified, however the writer split it into writes: a frame that 
 written is not yet there, not an error. It polls the file every --poll milliseconds and runs
 until interrupted (Ctrl-C) or until stdout is closed (`flatstream tail -f J | head` ends once
 head has its lines and the next frame comes). -f does not apply to standard input, which is
-read to its end.
+read to its end. A file that is truncated or replaced while followed is not noticed: tail keeps
+its place in the file it opened.
 
 --watermark WFILE stops at the durable watermark that the writer publishes in WFILE (the
 library's WatermarkFile, e.g. StreamWriter::with_watermark_file): only frames known to be on
