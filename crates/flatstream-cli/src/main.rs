@@ -18,6 +18,7 @@
 //! flatstream inspect /tmp/flatstream-telemetry-demo.fstream
 //! flatstream verify /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs
 //! flatstream cat /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs --limit 3
+//! flatstream tail -f /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs
 //! ```
 //!
 //! Exit statuses, for every command: 0 when all is well, 1 when the stream is damaged or fails
@@ -37,6 +38,7 @@ mod progress;
 mod recover;
 mod schema;
 mod stats;
+mod tail;
 mod verify;
 mod walk;
 
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Salvage(args) => recover::run_salvage(&args),
         Command::Cat(args) => cat::run(&args),
         Command::Convert(args) => convert::run(&args),
+        Command::Tail(args) => tail::run(&args),
     };
     match result {
         Ok(status) => status.into(),

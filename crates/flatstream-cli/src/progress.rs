@@ -48,6 +48,19 @@ impl Progress {
         }
     }
 
+    /// Progress that is never shown, for work whose caller reports its progress.
+    pub(crate) fn silent() -> Self {
+        Progress {
+            what: "",
+            total: None,
+            started: Instant::now(),
+            delay: DELAY,
+            enabled: false,
+            bar: None,
+            next: u64::MAX,
+        }
+    }
+
     /// Never shows a bar (for commands whose output is their progress).
     pub(crate) fn hidden(mut self) -> Self {
         self.enabled = false;

@@ -1,0 +1,508 @@
+//! `flatstream tail`: the last frames of a file, and with `-f` the frames another process
+//! appends, printed as `cat` prints them.
+//!
+//! The writer is this test binary itself, run again with `--exact child_process` and
+//! `FLATSTREAM_TAIL_CHILD` saying what to do; `flatstream tail -f` reads the file it writes,
+//! and each test kills the tail process at its end. Every wait is bounded.
+
+mod common;
+use common::*;
+use flatstream::{ChecksumFramer, ChecksumKind, StreamWriter, SyncEveryFrames, WatermarkFile};
+use flatstream_test_support::telemetry::Reading;
+use serde_json::Value;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const CHILD_ENV: &str = "FLATSTREAM_TAIL_CHILD";
+const PATH_ENV: &str = "FLATSTREAM_TAIL_PATH";
+/// How long any one wait of these tests may take before it fails.
+const PATIENCE: Duration = Duration::from_secs(30);
+const KIND: ChecksumKind = ChecksumKind::XxHash64;
+
+/// A process whose stdout lines arrive on a channel; killed when dropped.
+struct Lines {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Lines {
+    fn spawn(mut command: Command) -> Self {
+        command.stdout(Stdio::piped());
+        let mut child = command.spawn().expect("the process starts");
+        let stdout = child.stdout.take().unwrap();
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                if send.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Lines { child, lines }
+    }
+
+    /// `flatstream ARGS`, its stderr piped.
+    fn flatstream(args: &[&str]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_flatstream"));
+        command
+            .args(args)
+            .stdin(Stdio::null())
+            .stderr(Stdio::piped());
+        Lines::spawn(command)
+    }
+
+    /// The next line, failing the test after [`PATIENCE`].
+    fn next(&mut self, what: &str) -> String {
+        match self.lines.recv_timeout(PATIENCE) {
+            Ok(line) => line,
+            Err(e) => {
+                let _ = self.child.kill();
+                panic!("no line ({what}) within {PATIENCE:?}: {e}");
+            }
+        }
+    }
+
+    /// The next `n` lines.
+    fn take(&mut self, n: usize, what: &str) -> Vec<String> {
+        (0..n).map(|_| self.next(what)).collect()
+    }
+
+    /// Stops reading the process's stdout: the pipe closes at the next line it writes.
+    fn close_stdout(&mut self) {
+        self.lines = mpsc::channel().1;
+    }
+
+    /// Waits for the process to exit on its own; its exit status and stderr.
+    fn exit(mut self) -> (i32, String) {
+        let started = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let mut stderr = String::new();
+                if let Some(mut e) = self.child.stderr.take() {
+                    std::io::Read::read_to_string(&mut e, &mut stderr).unwrap();
+                }
+                return (status.code().expect("exited, not killed"), stderr);
+            }
+            if started.elapsed() > PATIENCE {
+                let _ = self.child.kill();
+                panic!("the process did not exit within {PATIENCE:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+impl Drop for Lines {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The writer child `role`, on the file at `path`, its stdin and stdout piped.
+fn spawn_writer(role: &str, path: &str, env: &[(&str, String)]) -> (Lines, ChildStdin) {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args([
+            "--exact",
+            "child_process",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
+        .env(CHILD_ENV, role)
+        .env(PATH_ENV, path)
+        .stdin(Stdio::piped());
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let mut lines = Lines::spawn(command);
+    let stdin = lines.child.stdin.take().unwrap();
+    (lines, stdin)
+}
+
+/// The next line of the writer child that is its own (the test harness prints others).
+fn said(writer: &mut Lines) -> String {
+    loop {
+        let line = writer.next("the writer");
+        // The harness may have begun the line ("test child_process ... ").
+        if let Some((_, said)) = line.split_once("tail-child: ") {
+            return said.to_owned();
+        }
+    }
+}
+
+/// The entry point of the child processes; does nothing in a normal test run.
+#[test]
+fn child_process() {
+    let Ok(role) = std::env::var(CHILD_ENV) else {
+        return;
+    };
+    let path = std::env::var(PATH_ENV).unwrap();
+    match role.as_str() {
+        "appender" => appender(Path::new(&path)),
+        "durable" => durable(Path::new(&path)),
+        other => panic!("unknown child {other}"),
+    }
+}
+
+/// Appends telemetry frames `FROM..TO` (of the stream `telemetry(TO, KIND)`) to the file in
+/// pieces of 1 to 7 bytes, sleeping now and then inside frames; after every 25 frames says
+/// `pause N` (N frames in the file) and waits for a line on stdin; at the end says `done N`.
+fn appender(path: &Path) {
+    let number = |name: &str| -> u64 { std::env::var(name).unwrap().parse().unwrap() };
+    let (from, to) = (number("FROM"), number("TO"));
+    let bytes = telemetry(to, KIND);
+    let mut ends: Vec<usize> = offsets(&bytes, KIND)
+        .into_iter()
+        .skip(1)
+        .map(|o| o as usize)
+        .collect();
+    ends.push(bytes.len());
+    let mut file = OpenOptions::new().append(true).open(path).unwrap();
+    let mut stdin = BufReader::new(std::io::stdin());
+    let mut at = if from == 0 {
+        0
+    } else {
+        ends[from as usize - 1]
+    };
+    for n in from..to {
+        let end = ends[n as usize];
+        let mut piece = 0;
+        while at < end {
+            let len = (1 + (at * 13 + piece) % 7).min(end - at);
+            file.write_all(&bytes[at..at + len]).unwrap();
+            at += len;
+            piece += 1;
+            if piece % 5 == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let frames = n + 1;
+        if frames % 25 == 0 && frames < to {
+            println!("tail-child: pause {frames}");
+            let mut line = String::new();
+            stdin.read_line(&mut line).unwrap();
+        }
+    }
+    println!("tail-child: done {to}");
+}
+
+/// Writes 100 telemetry frames, syncing every 8 and publishing the durable watermark beside
+/// the file (`FILE.durable`), says `written`, waits for a line on stdin, syncs (the watermark
+/// then covers all 100), says `synced` and waits for a line again.
+fn durable(path: &Path) {
+    let file = File::create(path).unwrap();
+    let mut writer = StreamWriter::new(file, ChecksumFramer::new(checksum(KIND)))
+        .with_sync(SyncEveryFrames::new(8))
+        .with_watermark_file(WatermarkFile::create(path.with_extension("durable")).unwrap())
+        .unwrap();
+    for i in 0..100 {
+        writer.write(&Reading::nth(i)).unwrap();
+    }
+    let mut stdin = BufReader::new(std::io::stdin());
+    let mut line = String::new();
+    println!("tail-child: written");
+    stdin.read_line(&mut line).unwrap();
+    writer.sync().unwrap();
+    println!("tail-child: synced");
+    stdin.read_line(&mut line).unwrap();
+}
+
+/// Asserts that `line` is telemetry reading `i`, as `cat --schema` prints it.
+fn is_reading(line: &str, i: u64) {
+    let m: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    let r = Reading::nth(i);
+    assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{i}: {m}");
+    assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{i}: {m}");
+    assert_eq!(
+        m["value"].as_f64().map(f64::to_bits),
+        Some(r.value.to_bits()),
+        "{i}: {m}"
+    );
+}
+
+#[test]
+fn follows_a_writer_that_appends_frames_in_pieces() {
+    // The file is empty when tail starts, and no --checksum is given: tail waits until the
+    // first frame tells the framing, then prints each frame as it comes.
+    let dir = Dir::new();
+    let path = dir.file("journal.fstream", &[]);
+    let bfbs = telemetry_bfbs();
+    let mut tail = Lines::flatstream(&[
+        "tail",
+        "-f",
+        "--from-start",
+        &path,
+        "--schema",
+        &bfbs,
+        "--poll",
+        "5",
+    ]);
+    let (mut writer, mut resume) = spawn_writer(
+        "appender",
+        &path,
+        &[("FROM", "0".into()), ("TO", "120".into())],
+    );
+    let mut printed = 0;
+    loop {
+        let said = said(&mut writer);
+        let (what, frames) = said.split_once(' ').unwrap();
+        let frames: u64 = frames.parse().unwrap();
+        // Every frame written so far is printed while the writer waits: as they come, not
+        // at the end.
+        for line in tail.take((frames - printed) as usize, "tail -f") {
+            is_reading(&line, printed);
+            printed += 1;
+        }
+        if what == "done" {
+            break;
+        }
+        writeln!(resume, "go").unwrap();
+    }
+    assert_eq!(printed, 120);
+}
+
+#[test]
+fn starts_at_the_last_frames_then_follows() {
+    let dir = Dir::new();
+    let bytes = telemetry(50, KIND);
+    let path = dir.file("journal.fstream", &bytes);
+    let bfbs = telemetry_bfbs();
+    let mut tail = Lines::flatstream(&["tail", "-f", "-n", "3", &path, "-s", &bfbs, "--poll", "5"]);
+    for (line, i) in tail.take(3, "the last 3 frames").iter().zip(47..) {
+        is_reading(line, i);
+    }
+    let (mut writer, mut resume) = spawn_writer(
+        "appender",
+        &path,
+        &[("FROM", "50".into()), ("TO", "80".into())],
+    );
+    let mut printed = 50;
+    loop {
+        let said = said(&mut writer);
+        let (what, frames) = said.split_once(' ').unwrap();
+        let frames: u64 = frames.parse().unwrap();
+        for line in tail.take((frames - printed) as usize, "tail -f") {
+            is_reading(&line, printed);
+            printed += 1;
+        }
+        if what == "done" {
+            break;
+        }
+        writeln!(resume, "go").unwrap();
+    }
+    assert_eq!(printed, 80);
+
+    // Hex lines, as cat prints them; -n 1 shows tail has caught up before the writer starts.
+    let mut tail = Lines::flatstream(&["tail", "-f", "-n", "1", &path, "--poll", "5"]);
+    let all = run(&["cat", &path]);
+    assert_eq!(
+        tail.next("the last frame"),
+        all.stdout.lines().last().unwrap()
+    );
+    let (mut writer, _resume) = spawn_writer(
+        "appender",
+        &path,
+        &[("FROM", "80".into()), ("TO", "85".into())],
+    );
+    assert_eq!(said(&mut writer), "done 85");
+    let all = run(&["cat", &path]);
+    let expected: Vec<&str> = all.stdout.lines().skip(80).collect();
+    assert_eq!(tail.take(5, "the new frames"), expected);
+    // -n 0 prints nothing of what is there.
+    assert_eq!(run(&["tail", "-n", "0", &path]).ok().stdout, "");
+}
+
+#[test]
+fn stops_at_the_durable_watermark() {
+    let dir = Dir::new();
+    let path = dir.path("journal.fstream");
+    let watermark = dir.path("journal.durable");
+    let bfbs = telemetry_bfbs();
+    let (mut writer, mut resume) = spawn_writer("durable", &path, &[]);
+    assert_eq!(said(&mut writer), "written");
+
+    // 100 frames written, 96 synced (every 8): only those are printed.
+    let out = run(&[
+        "tail",
+        "--from-start",
+        &path,
+        "--watermark",
+        &watermark,
+        "-s",
+        &bfbs,
+    ]);
+    out.ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 96, "{}", out.stdout);
+    for (i, line) in lines.iter().enumerate() {
+        is_reading(line, i as u64);
+    }
+    // Without the watermark, all 100.
+    let out = run(&["tail", "--from-start", &path, "-s", &bfbs]);
+    assert_eq!(out.ok().stdout.lines().count(), 100);
+
+    // Followed: 96, then the 4 others once the writer syncs.
+    let mut tail = Lines::flatstream(&[
+        "tail",
+        "-f",
+        "-n",
+        "1000",
+        &path,
+        "--watermark",
+        &watermark,
+        "-s",
+        &bfbs,
+        "--poll",
+        "5",
+    ]);
+    for (i, line) in tail.take(96, "the durable frames").iter().enumerate() {
+        is_reading(line, i as u64);
+    }
+    writeln!(resume, "sync").unwrap();
+    assert_eq!(said(&mut writer), "synced");
+    for (line, i) in tail.take(4, "the frames synced last").iter().zip(96..) {
+        is_reading(line, i);
+    }
+}
+
+#[test]
+fn a_corrupt_frame_is_a_one_line_error() {
+    let dir = Dir::new();
+    let bytes = telemetry(30, KIND);
+    let at = offsets(&bytes, KIND);
+    let bfbs = telemetry_bfbs();
+
+    // A writer that died mid-frame, restarted without repair: the torn frame's bytes and the
+    // next frames read as one frame whose checksum fails.
+    let mut torn = bytes[..at[20] as usize + 9].to_vec();
+    torn.extend_from_slice(&telemetry(5, KIND));
+    let path = dir.file("torn", &torn);
+    let expected = format!(
+        "flatstream: frame 20 at byte offset {}: checksum mismatch",
+        at[20]
+    );
+    for follow in [&["-f"][..], &[]] {
+        let mut args = vec!["tail", &path, "--from-start", "-s", &bfbs];
+        args.extend_from_slice(follow);
+        let out = run(&args);
+        let line = out.one_line_error(1);
+        assert!(line.starts_with(&expected), "{line}");
+        // The frames before it were printed.
+        assert_eq!(out.stdout.lines().count(), 20, "{follow:?}");
+    }
+
+    // Starting at the end: the last frames before the damage, then the error.
+    let out = run(&["tail", &path, "-n", "2", "-s", &bfbs]);
+    out.one_line_error(1);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2);
+    is_reading(lines[0], 18);
+    is_reading(lines[1], 19);
+
+    // A flipped byte: the same, with -f too.
+    let mut flipped = bytes.clone();
+    flipped[at[7] as usize + 20] ^= 0x04;
+    let path = dir.file("flipped", &flipped);
+    let out = run(&["tail", "-f", &path, "-c", "xxhash64"]);
+    let line = out.one_line_error(1);
+    assert!(
+        line.starts_with(&format!(
+            "flatstream: frame 7 at byte offset {}: checksum mismatch",
+            at[7]
+        )),
+        "{line}"
+    );
+
+    // Without -f, a file that ends inside a frame: the frames before it, then the error.
+    let path = dir.file("cut", &bytes[..bytes.len() - 5]);
+    let out = run(&["tail", &path, "-n", "2"]);
+    let line = out.one_line_error(1);
+    assert!(
+        line.starts_with(&format!(
+            "flatstream: frame 29 at byte offset {}: the stream ends inside it",
+            at[29]
+        )),
+        "{line}"
+    );
+    assert_eq!(out.stdout.lines().count(), 2);
+}
+
+#[test]
+fn prints_as_cat_prints() {
+    let dir = Dir::new();
+    let path = dir.file("t", &telemetry(40, ChecksumKind::Crc32));
+    let bfbs = telemetry_bfbs();
+    for format in [
+        &[][..],
+        &["-s", &bfbs],
+        &["--format", "json", "--bytes", "hex"],
+    ] {
+        let mut cat = vec!["cat", &path];
+        cat.extend_from_slice(format);
+        let cat = run(&cat);
+        cat.ok();
+        let mut all = vec!["tail", &path, "--from-start"];
+        all.extend_from_slice(format);
+        assert_eq!(run(&all).ok().stdout, cat.stdout, "{format:?}");
+        // By default the last 10 frames, as tail prints lines.
+        let mut last = vec!["tail", &path];
+        last.extend_from_slice(format);
+        let expected: Vec<&str> = cat.stdout.lines().skip(30).collect();
+        let out = run(&last);
+        assert_eq!(out.ok().stdout.lines().collect::<Vec<_>>(), expected);
+    }
+    // Standard input, read to its end (-f does not apply to it).
+    let bytes = telemetry(40, ChecksumKind::Crc32);
+    let out = run_stdin(&["tail", "-", "-f", "-n", "2"], &bytes);
+    let cat = run(&["cat", &path]);
+    let expected: Vec<&str> = cat.stdout.lines().skip(38).collect();
+    assert_eq!(out.ok().stdout.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn a_closed_stdout_ends_it_quietly() {
+    let dir = Dir::new();
+    let path = dir.file("journal.fstream", &telemetry(10, KIND));
+    let mut tail = Lines::flatstream(&["tail", "-f", "-n", "1", &path, "--poll", "5"]);
+    tail.next("the last frame");
+    // The reader goes away; the next line tail writes closes the pipe, and the one after
+    // that cannot be written.
+    tail.close_stdout();
+    let (_writer, mut resume) = spawn_writer(
+        "appender",
+        &path,
+        &[("FROM", "10".into()), ("TO", "300".into())],
+    );
+    for _ in 0..20 {
+        writeln!(resume, "go").unwrap(); // never paused
+    }
+    let (status, stderr) = tail.exit();
+    assert_eq!((status, stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn help_explains_the_options_and_exit_statuses() {
+    let out = run(&["tail", "--help"]);
+    out.ok();
+    for needle in [
+        "--follow",
+        "--frames",
+        "--from-start",
+        "--watermark",
+        "--poll",
+        "--schema",
+        "Exit status:",
+        "  0  ",
+        "  1  ",
+        "  2  ",
+    ] {
+        assert!(out.stdout.contains(needle), "{needle}: {}", out.stdout);
+    }
+}
