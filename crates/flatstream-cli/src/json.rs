@@ -104,7 +104,11 @@ impl<'s> Printer<'s> {
                 }
                 BaseType::Union => {
                     // The union's type is the field just before it in the vtable.
-                    let type_field = usize::from(field.offset()) - 2;
+                    // A schema that puts the union first in the vtable is not one flatc
+                    // writes: an error, not an underflow.
+                    let type_field = usize::from(field.offset())
+                        .checked_sub(2)
+                        .ok_or("a union field without a type field before it")?;
                     let discriminant = if type_field + 2 <= vtable_len {
                         match read_u16(buf, vtable + type_field)? {
                             0 => 0,
