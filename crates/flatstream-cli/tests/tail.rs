@@ -215,6 +215,25 @@ fn durable(path: &Path) {
 }
 
 /// Asserts that `line` is telemetry reading `i`, as `cat --schema` prints it.
+/// Follows the appending `writer` to its end: at each of its pauses, `tail` must already have
+/// printed every frame written so far (frames come as they are written, not at the end),
+/// each the reading of its index. Returns the index after the last frame printed.
+fn follow(tail: &mut Lines, writer: &mut Lines, resume: &mut ChildStdin, mut printed: u64) -> u64 {
+    loop {
+        let said = said(writer);
+        let (what, frames) = said.split_once(' ').unwrap();
+        let frames: u64 = frames.parse().unwrap();
+        for line in tail.take((frames - printed) as usize, "tail -f") {
+            is_reading(&line, printed);
+            printed += 1;
+        }
+        if what == "done" {
+            return printed;
+        }
+        writeln!(resume, "go").unwrap();
+    }
+}
+
 fn is_reading(line: &str, i: u64) {
     let m: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
     let r = Reading::nth(i);
@@ -249,23 +268,7 @@ fn follows_a_writer_that_appends_frames_in_pieces() {
         &path,
         &[("FROM", "0".into()), ("TO", "120".into())],
     );
-    let mut printed = 0;
-    loop {
-        let said = said(&mut writer);
-        let (what, frames) = said.split_once(' ').unwrap();
-        let frames: u64 = frames.parse().unwrap();
-        // Every frame written so far is printed while the writer waits: as they come, not
-        // at the end.
-        for line in tail.take((frames - printed) as usize, "tail -f") {
-            is_reading(&line, printed);
-            printed += 1;
-        }
-        if what == "done" {
-            break;
-        }
-        writeln!(resume, "go").unwrap();
-    }
-    assert_eq!(printed, 120);
+    assert_eq!(follow(&mut tail, &mut writer, &mut resume, 0), 120);
 }
 
 #[test]
@@ -283,21 +286,7 @@ fn starts_at_the_last_frames_then_follows() {
         &path,
         &[("FROM", "50".into()), ("TO", "80".into())],
     );
-    let mut printed = 50;
-    loop {
-        let said = said(&mut writer);
-        let (what, frames) = said.split_once(' ').unwrap();
-        let frames: u64 = frames.parse().unwrap();
-        for line in tail.take((frames - printed) as usize, "tail -f") {
-            is_reading(&line, printed);
-            printed += 1;
-        }
-        if what == "done" {
-            break;
-        }
-        writeln!(resume, "go").unwrap();
-    }
-    assert_eq!(printed, 80);
+    assert_eq!(follow(&mut tail, &mut writer, &mut resume, 50), 80);
 
     // Hex lines, as cat prints them; -n 1 shows tail has caught up before the writer starts.
     let mut tail = Lines::flatstream(&["tail", "-f", "-n", "1", &path, "--poll", "5"]);
