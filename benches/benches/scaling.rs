@@ -1,15 +1,16 @@
 //! Scaling: verified reading of 1 000 000 XXH3-framed telemetry frames from a memory-mapped
 //! file (FlatBuffers verification, then the three fields), on one thread with `Frames`, and
-//! with `ParallelFrames` on rayon pools of 1 and 2 threads.
+//! with `ParallelFrames` on rayon pools of 1 and 2 threads: `fold` (each split summed on its
+//! thread) and `process_all_ordered` (fields summed in stream order on the calling thread).
 //!
-//! Ids: `scaling/sequential/1`, `scaling/parallel/<threads>`; the parameter is the number of
-//! threads, throughput counts frames.
+//! Ids: `scaling/sequential/1`, `scaling/fold/<threads>`, `scaling/ordered/<threads>`; the
+//! parameter is the number of threads, throughput counts frames.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use flatstream::{ChecksumFramer, XxHash64};
 use flatstream_bench::cycle::{Totals, readings};
 use flatstream_bench::paths::{scratch_with, telemetry_stream};
-use flatstream_bench::scaling::{parallel, sequential};
+use flatstream_bench::scaling::{folded, ordered, sequential};
 use std::hint::black_box;
 
 const FRAMES: u64 = 1_000_000;
@@ -34,9 +35,13 @@ fn scaling(c: &mut Criterion) {
             .num_threads(threads)
             .build()
             .expect("a thread pool");
-        assert!(pool.install(|| parallel(&map)).unwrap().matches(&expected));
-        group.bench_function(BenchmarkId::new("parallel", threads), |b| {
-            b.iter(|| black_box(pool.install(|| parallel(black_box(&map[..])).unwrap())));
+        assert!(pool.install(|| folded(&map)).unwrap().matches(&expected));
+        assert!(pool.install(|| ordered(&map)).unwrap().matches(&expected));
+        group.bench_function(BenchmarkId::new("fold", threads), |b| {
+            b.iter(|| black_box(pool.install(|| folded(black_box(&map[..])).unwrap())));
+        });
+        group.bench_function(BenchmarkId::new("ordered", threads), |b| {
+            b.iter(|| black_box(pool.install(|| ordered(black_box(&map[..])).unwrap())));
         });
     }
     group.finish();

@@ -46,6 +46,16 @@ impl Totals {
         self.values += value;
     }
 
+    /// The totals of two stretches of messages, `self` the earlier one.
+    pub fn merge(self, later: Totals) -> Totals {
+        Totals {
+            count: self.count + later.count,
+            device_ids: self.device_ids.wrapping_add(later.device_ids),
+            timestamps: self.timestamps.wrapping_add(later.timestamps),
+            values: self.values + later.values,
+        }
+    }
+
     /// The totals of `readings`, computed directly.
     pub fn of(readings: &[Reading]) -> Self {
         let mut t = Totals::default();

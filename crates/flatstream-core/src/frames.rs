@@ -32,7 +32,8 @@ pub struct Frames<'a, D> {
     rest: &'a [u8],
     /// The bytes from the failed frame on, after a framing error.
     failed: Option<&'a [u8]>,
-    /// Length of the whole input.
+    /// Offset of the end of the input: its length, or for [`within`](Self::within) the end
+    /// of the range in the whole stream. Offsets are this minus what is left.
     len: usize,
     decoder: Decoder<D>,
 }
@@ -44,6 +45,19 @@ impl<'a, D: Deframer> Frames<'a, D> {
             rest: bytes,
             failed: None,
             len: bytes.len(),
+            decoder: Decoder::new(deframer),
+        }
+    }
+
+    /// Iterates over the frames in `bytes[range]`, where `range` starts on a frame boundary and
+    /// ends on one or at the end of `bytes`, with offsets (positions, errors) in `bytes`: one
+    /// split of a parallel read, with the loop of a sequential one.
+    #[cfg(feature = "rayon")]
+    pub(crate) fn within(bytes: &'a [u8], range: core::ops::Range<usize>, deframer: D) -> Self {
+        Frames {
+            rest: &bytes[range.clone()],
+            failed: None,
+            len: range.end,
             decoder: Decoder::new(deframer),
         }
     }

@@ -10,6 +10,9 @@
 //!      that does not is walked again from there (no frame has been handed out yet)
 //!   3. in parallel: decode and verify each split's frames, hand them to the callback
 //!
+//!  fold(), like process_all_ordered() below: each split folded on its own, then the join
+//!  check and the reduction in stream order
+//!
 //!  process_all_ordered():
 //!   1. in parallel, a few splits at a time: resynchronize, decode, verify, map
 //!   2. on the calling thread, in stream order: the join check on the positions the decoding
@@ -26,6 +29,7 @@ use crate::decode::Decoder;
 use crate::error::{Error, Result};
 use crate::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::framer::Deframer;
+use crate::frames::Frames;
 use crate::read::{IntoControlFlow, flow};
 use crate::split::{DEFAULT_CONFIRMATIONS, SplitFrames};
 use alloc::vec::Vec;
@@ -52,6 +56,8 @@ const SPLITS_PER_THREAD: usize = 8;
 ///
 /// * [`process_all`](Self::process_all) calls one callback from every thread, in no particular
 ///   order.
+/// * [`fold`](Self::fold) folds each split into a value on its thread and reduces the values
+///   in stream order: the fastest way to aggregate.
 /// * [`process_all_ordered`](Self::process_all_ordered) runs a `map` on every thread and hands
 ///   its results to a `sink` on the calling thread, in stream order.
 /// * [`splits`](Self::splits) gives the splits themselves, for rayon code of your own (a fold
@@ -165,6 +171,20 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// is over the bound or that the end of the bytes cuts short, no split is returned, since a
     /// sequential reader stops there.
     pub fn splits(&self) -> Vec<SplitFrames<'a, &D>> {
+        self.boundaries()
+            .into_iter()
+            .map(|range| {
+                SplitFrames::at_boundary(self.bytes, range, &self.deframer)
+                    .with_max_frame_len(self.max_frame_len)
+            })
+            .collect()
+    }
+
+    /// The splits as ranges of frames: each starts on the frame boundary where the one before
+    /// ends, and ends on the first frame boundary at or after the end of its range, or at the
+    /// end of the bytes for the last one and one whose walk stopped on a frame a sequential
+    /// reader stops on (that split is the last).
+    fn boundaries(&self) -> Vec<Range<usize>> {
         let decoder = Decoder::new(&self.deframer).with_max_frame_len(self.max_frame_len);
         let len = self.bytes.len();
         let split_len = self.split_len();
@@ -192,7 +212,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
             })
             .collect();
         // 2. The join check, in stream order.
-        let mut splits = Vec::new();
+        let mut boundaries = Vec::new();
         let mut reach = 0;
         for (range, walked) in ranges.into_iter().zip(walked) {
             if reach >= range.end {
@@ -202,16 +222,25 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
                 Some((first, ended)) if first == reach => ended,
                 _ => walk(&decoder, self.bytes, reach, range.end),
             };
-            splits.push(
-                SplitFrames::at_boundary(self.bytes, reach..range.end, &self.deframer)
-                    .with_max_frame_len(self.max_frame_len),
-            );
             match ended {
-                Walk::Reached(end) => reach = end,
-                Walk::Stopped => break,
+                Walk::Reached(end) => {
+                    boundaries.push(reach..end);
+                    reach = end;
+                }
+                Walk::Stopped => {
+                    boundaries.push(reach..len);
+                    break;
+                }
             }
         }
-        splits
+        boundaries
+    }
+
+    /// The frames of one of the [`boundaries`](Self::boundaries), read by the loop of a
+    /// sequential reader: its end is a frame boundary, so no test of where a frame starts is
+    /// needed per frame.
+    fn frames(&self, range: Range<usize>) -> Frames<'a, &D> {
+        Frames::within(self.bytes, range, &self.deframer).with_max_frame_len(self.max_frame_len)
     }
 
     /// Calls `f` with every payload, from every thread of the pool, in no particular order,
@@ -233,15 +262,16 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
         F: Fn(&'a [u8]) -> Result<C> + Sync,
         C: IntoControlFlow,
     {
-        let splits = self.splits();
         // The first split that failed, and the first that stopped on `Break`: the splits after
         // either have nothing to add to the result.
         let failed = AtomicUsize::new(usize::MAX);
         let broke = AtomicUsize::new(usize::MAX);
-        let errors: Vec<Option<Error>> = splits
+        let errors: Vec<Option<Error>> = self
+            .boundaries()
             .into_par_iter()
             .enumerate()
-            .map(|(i, mut split)| {
+            .map(|(i, range)| {
+                let mut split = self.frames(range);
                 let error = loop {
                     if failed.load(Ordering::Relaxed) < i || broke.load(Ordering::Relaxed) < i {
                         return None;
@@ -273,6 +303,114 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
             .flatten()
             .next()
             .map_or(Ok(()), Err)
+    }
+
+    /// Folds the payloads of each split into a value of its own, on every thread of the
+    /// pool, then combines the splits' values in stream order: a sum, a count, a histogram,
+    /// whatever needs no per-frame order. This is the fastest way to aggregate: no frame's
+    /// result is stored or handed across threads, and no state is shared while folding.
+    ///
+    /// `identity` makes each split's starting value; `fold` adds each payload of the split to
+    /// it, in order, and returns `Ok(())` or `Ok(ControlFlow)` as the callbacks of
+    /// [`process_all`](Self::process_all) do; `reduce` combines the values of two adjacent
+    /// stretches of the stream, the earlier one first, so it needs to be associative but not
+    /// commutative.
+    ///
+    /// ```
+    /// use flatstream_core::{DefaultDeframer, DefaultFramer, ParallelFrames, StreamWriter};
+    ///
+    /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+    /// for i in 0..10_000u32 {
+    ///     writer.write_payload(&i.to_le_bytes())?;
+    /// }
+    /// let bytes = writer.into_inner();
+    ///
+    /// let (count, sum) = ParallelFrames::new(&bytes, DefaultDeframer)
+    ///     .with_split_len(4096)
+    ///     .fold(
+    ///         || (0u64, 0u64),
+    ///         |(count, sum), payload| {
+    ///             *count += 1;
+    ///             *sum += u64::from(u32::from_le_bytes(payload.try_into().expect("4 bytes")));
+    ///             Ok(())
+    ///         },
+    ///         |a, b| (a.0 + b.0, a.1 + b.1),
+    ///     )?;
+    /// assert_eq!((count, sum), (10_000, (0..10_000u64).sum()));
+    /// # Ok::<(), flatstream_core::Error>(())
+    /// ```
+    ///
+    /// `Ok(ControlFlow::Break(()))` stops the fold without an error: the result combines the
+    /// values up to the frame that stopped it (that frame included), as a sequential fold
+    /// would, unless a split before it fails.
+    ///
+    /// # Errors
+    ///
+    /// The first error in stream order (a framing error, a rejected frame, or one `fold`
+    /// returns, stamped with the frame's offset): the error a sequential fold would stop on.
+    /// The splits after the one that failed or stopped are cut short and their values dropped.
+    pub fn fold<T, I, F, C, R>(&self, identity: I, fold: F, reduce: R) -> Result<T>
+    where
+        T: Send,
+        I: Fn() -> T + Sync,
+        F: Fn(&mut T, &'a [u8]) -> Result<C> + Sync,
+        C: IntoControlFlow,
+        R: Fn(T, T) -> T,
+    {
+        // The first split that failed or stopped: the splits after it have nothing to add.
+        let stopped = AtomicUsize::new(usize::MAX);
+        let fold_one = |split: SplitFrames<'a, &D>, i: usize, stopped: &AtomicUsize| {
+            let mut value = identity();
+            let (first, end, folded) = fold_split(split, &mut value, &fold, stopped, i);
+            (first, end, folded.map(|()| value))
+        };
+        // Over a checksummed stream, each split finds its first frame as it is folded, and the
+        // join check runs below, before its value is used: no walk over the lengths first.
+        let splits = if self.deframer.checksum_size() > 0 {
+            self.unjoined_splits()
+        } else {
+            self.splits()
+        };
+        let folded: Vec<_> = splits
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, split)| {
+                let range = split.range();
+                let folded = fold_one(split, i, &stopped);
+                if !matches!(folded.2, Folded::Done(_)) {
+                    stopped.fetch_min(i, Ordering::Relaxed);
+                }
+                (range, folded)
+            })
+            .collect();
+        // In stream order: the join check, then the reduction.
+        let mut total = identity();
+        let mut reach = 0;
+        for (range, (first, end, folded)) in folded {
+            let (end, folded) = match (first, folded) {
+                (Some(first), folded) if first == reach && !matches!(folded, Folded::Skipped) => {
+                    (end, folded)
+                }
+                (None, _) if reach >= range.end => continue, // no frame starts in it
+                // A split that started on the wrong offset, or was cut short because one
+                // that did failed: folded again from where the one before ended.
+                _ => {
+                    let split =
+                        SplitFrames::at_boundary(self.bytes, reach..range.end, &self.deframer)
+                            .with_max_frame_len(self.max_frame_len);
+                    let (_, end, folded) = fold_one(split, 0, &AtomicUsize::new(usize::MAX));
+                    (end, folded)
+                }
+            };
+            match folded {
+                Folded::Done(value) => total = reduce(total, value),
+                Folded::Broke(value) => return Ok(reduce(total, value)),
+                Folded::Failed(error) => return Err(error),
+                Folded::Skipped => unreachable!("a split folded again is never skipped"),
+            }
+            reach = end;
+        }
+        Ok(total)
     }
 
     /// Runs `map` on every payload, on every thread of the pool, and hands its results to
@@ -418,6 +556,66 @@ fn walk<D: Deframer>(decoder: &Decoder<D>, bytes: &[u8], mut at: usize, until: u
         }
     }
     Walk::Reached(at)
+}
+
+/// How the fold of one split ended.
+enum Folded<T> {
+    /// At the end of the split.
+    Done(T),
+    /// On `ControlFlow::Break`.
+    Broke(T),
+    /// On an error.
+    Failed(Error),
+    /// Before its end, because a split before it failed or broke.
+    Skipped,
+}
+
+impl<T> Folded<T> {
+    fn map<U>(self, f: impl FnOnce(T) -> U) -> Folded<U> {
+        match self {
+            Folded::Done(t) => Folded::Done(f(t)),
+            Folded::Broke(t) => Folded::Broke(f(t)),
+            Folded::Failed(e) => Folded::Failed(e),
+            Folded::Skipped => Folded::Skipped,
+        }
+    }
+}
+
+/// Folds the frames of split `i` into `value`, in place (a value folded frame by frame and
+/// returned each time would go through memory on every frame). Returns where the split's
+/// first frame is, where its frames ended, and how the fold ended.
+fn fold_split<'a, D, T, F, C>(
+    mut split: SplitFrames<'a, &D>,
+    value: &mut T,
+    fold: &F,
+    stopped: &AtomicUsize,
+    i: usize,
+) -> (Option<usize>, usize, Folded<()>)
+where
+    D: Deframer,
+    F: Fn(&mut T, &'a [u8]) -> Result<C>,
+    C: IntoControlFlow,
+{
+    let first = split.sync_at();
+    let folded = loop {
+        if stopped.load(Ordering::Relaxed) < i {
+            break Folded::Skipped;
+        }
+        let at = split.position();
+        match split.next() {
+            None => break Folded::Done(()),
+            Some(Ok(payload)) => match flow(fold(value, payload), at) {
+                Ok(ControlFlow::Continue(())) => {}
+                Ok(ControlFlow::Break(())) => break Folded::Broke(()),
+                Err(e) => break Folded::Failed(e),
+            },
+            Some(Err(e)) => break Folded::Failed(e),
+        }
+    };
+    // The split's offsets are those of the slice: they fit `usize`.
+    #[allow(clippy::cast_possible_truncation)]
+    let end = split.position() as usize;
+    (first, end, folded)
 }
 
 /// What `map` made of one split's frames: where the split started and ended, the results with

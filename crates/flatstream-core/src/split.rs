@@ -128,12 +128,18 @@ pub struct SplitFrames<'a, D> {
     start: usize,
     /// Frames that start before this offset (clamped to the stream's length) are yielded.
     end: usize,
-    /// Offset of the next frame, once synchronized.
-    pos: usize,
+    /// The bytes from the next frame to the end of the stream. Empty while the split is
+    /// parked (before [`sync`](Self::sync), after a framing error), so that the one test of
+    /// the hot path, `rest.len() > tail`, sends those states to the cold path.
+    rest: &'a [u8],
+    /// The bytes past `end`: a frame is read while `rest` is longer than this.
+    tail: usize,
+    /// While parked, the offset [`position`](Self::position) reports.
+    parked: Option<usize>,
     /// Where the first frame starts, once synchronized; `None` if none starts in the range.
     first: Option<usize>,
     synced: bool,
-    /// A framing error at `pos` ended the iteration.
+    /// A framing error at the parked offset ended the iteration.
     failed: bool,
     confirmations: usize,
     decoder: Decoder<D>,
@@ -154,7 +160,10 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             });
         }
         let mut split = Self::at_boundary(bytes, range, deframer);
-        split.synced = split.start == 0;
+        if split.start > 0 {
+            split.synced = false;
+            split.park(split.start);
+        }
         Ok(split)
     }
 
@@ -167,17 +176,24 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     pub fn at_boundary(bytes: &'a [u8], range: Range<usize>, deframer: D) -> Self {
         let end = range.end.min(bytes.len());
         let start = range.start;
-        SplitFrames {
+        let mut split = SplitFrames {
             bytes,
             start,
             end,
-            pos: start,
+            rest: &[],
+            tail: bytes.len() - end,
+            parked: None,
             first: (start < end).then_some(start),
             synced: true,
             failed: false,
             confirmations: DEFAULT_CONFIRMATIONS,
             decoder: Decoder::new(deframer),
+        };
+        match bytes.get(start..) {
+            Some(rest) => split.rest = rest,
+            None => split.park(start), // past the end of the stream: nothing to read
         }
+        split
     }
 
     /// Sets the largest payload accepted (default
@@ -201,7 +217,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         if !self.synced {
             self.synced = true;
             self.first = self.resync();
-            self.pos = self.first.unwrap_or(self.end);
+            self.parked = None;
+            self.rest = &self.bytes[self.first.unwrap_or(self.end)..];
         }
         self.first.map(|at| at as u64)
     }
@@ -221,8 +238,9 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// Offset of the next frame; after the last frame of the split, the first frame boundary
     /// at or after the range's end; after a framing error, the frame that failed. Before
     /// [`sync`](Self::sync), the range's start; where no frame starts in the range, its end.
+    #[inline]
     pub fn position(&self) -> u64 {
-        self.pos as u64
+        self.parked.unwrap_or(self.bytes.len() - self.rest.len()) as u64
     }
 
     /// The deframer.
@@ -268,37 +286,58 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// Undoes the fusing after a framing error: the next item is the failed frame's again.
     #[inline(always)]
     fn retry(&mut self) {
-        self.failed = false;
+        if self.failed {
+            self.failed = false;
+            if let Some(at) = self.parked.take() {
+                self.rest = &self.bytes[at..];
+            }
+        }
     }
 
-    /// Stops the iteration at the frame at `pos`.
+    /// Stops reading, [`position`](Self::position) staying at `at`.
+    fn park(&mut self, at: usize) {
+        self.parked = Some(at);
+        self.rest = &[];
+    }
+
+    /// Stops the iteration at the current frame.
     #[cold]
     fn fail(&mut self, error: Error) -> Error {
         self.failed = true;
+        self.park(self.bytes.len() - self.rest.len());
         error
+    }
+
+    /// Where the hot path's test failed (before synchronization, past the end of the range,
+    /// after a framing error): synchronizes if that is what is missing, and tells whether a
+    /// frame is to be read now. Not a call back into `next`, which would keep it from being
+    /// inlined into the caller's loop.
+    #[cold]
+    fn unpark(&mut self) -> bool {
+        if self.synced {
+            return false;
+        }
+        self.sync();
+        self.rest.len() > self.tail
     }
 }
 
 impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
     type Item = Result<&'a [u8]>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if !self.synced {
-            self.sync();
-        }
-        if self.failed || self.pos >= self.end {
+        if self.rest.len() <= self.tail && !self.unpark() {
             return None;
         }
-        let bytes: &'a [u8] = self.bytes;
-        let offset = self.pos as u64;
-        match self.decoder.decode(&bytes[self.pos..], offset) {
+        let offset = (self.bytes.len() - self.rest.len()) as u64;
+        match self.decoder.decode(self.rest, offset) {
             Ok(Decoded::Frame(frame)) => {
-                self.pos += frame.len();
+                self.rest = &self.rest[frame.len()..];
                 Some(Ok(frame.payload()))
             }
             Ok(Decoded::Rejected { len, error }) => {
-                self.pos += len;
+                self.rest = &self.rest[len..];
                 Some(Err(error))
             }
             // `pos < end <= bytes.len()`: some of the frame is there, so this is an error.

@@ -1,4 +1,4 @@
-//! `ParallelFrames` (feature `rayon`): both orders hand out exactly the frames of a sequential
+//! `ParallelFrames` (feature `rayon`): both orders and the fold hand out exactly the frames of a sequential
 //! read, on pools of 1 to 4 threads, and errors carry the offsets a sequential reader gives.
 #![cfg(feature = "rayon")]
 
@@ -74,6 +74,24 @@ fn check<D: Deframer + Sync + Copy>(bytes: &[u8], deframer: D, split_len: usize,
             assert_eq!(seen, expected);
         } else {
             assert!(expected.iter().all(|f| seen.contains(f)));
+        }
+
+        // Folded per split, reduced in order: the sequential frames, in order, or the error.
+        let folded = reader.fold(
+            Vec::new,
+            |frames, payload| {
+                frames.push((frame_offset(bytes, payload, header), payload));
+                Ok(())
+            },
+            |mut a, b| {
+                a.extend(b);
+                a
+            },
+        );
+        match (folded, error) {
+            (Ok(frames), None) => assert_eq!(frames, expected),
+            (Err(e), Some(at)) => assert_eq!(e.offset(), at),
+            (folded, error) => panic!("fold gave {folded:?}, sequentially {error:?}"),
         }
 
         // The splits themselves, read in order up to the first error, are the sequential read.
@@ -175,6 +193,18 @@ fn a_callback_error_carries_the_offset_of_its_frame_in_the_whole_stream() {
         assert_eq!((err.offset(), sunk), (1234 * 16, 1234));
 
         let err = reader
+            .fold(
+                || 0u64,
+                |n, p| {
+                    *n += u64::from(reject(p)?);
+                    Ok(())
+                },
+                |a, b| a + b,
+            )
+            .unwrap_err();
+        assert_eq!(err.offset(), 1234 * 16, "a fold's error is stamped too");
+
+        let err = reader
             .process_all_ordered(
                 |p| Ok(counter(p)),
                 |n| match n {
@@ -213,6 +243,11 @@ fn a_corrupt_frame_is_reported_at_its_offset_after_every_frame_before_it() {
             err,
             Error::ChecksumMismatch { offset: 16_000, .. }
         ));
+        let err = reader.fold(|| (), |_, _| Ok(()), |(), ()| ()).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::ChecksumMismatch { offset: 16_000, .. }
+        ));
     });
 }
 
@@ -233,6 +268,22 @@ fn break_stops_the_read_without_an_error() {
             .unwrap();
         assert_eq!(sunk, 100);
         reader.process_all(|_| Ok(ControlFlow::Break(()))).unwrap();
+
+        // A fold stopped at counter 99 combines exactly the counters up to it.
+        let folded = reader
+            .fold(
+                Vec::new,
+                |seen, p| {
+                    seen.push(counter(p));
+                    Ok(flatstream_test_support::stop_if(counter(p) == 99))
+                },
+                |mut a, b| {
+                    a.extend(b);
+                    a
+                },
+            )
+            .unwrap();
+        assert_eq!(folded, (0..100).collect::<Vec<_>>());
     });
 }
 
@@ -293,4 +344,39 @@ fn split_and_parallel_readers_are_send_and_sync() {
     assert_send_sync::<flatstream::SplitFrames<'static, ChecksumDeframer<XxHash64>>>();
     assert_send_sync::<ParallelFrames<'static, ChecksumDeframer<XxHash64>>>();
     assert_send_sync::<ParallelFrames<'static, Box<dyn Deframer + Sync + Send>>>();
+}
+
+/// Payloads that hold whole streams of the same framing fool every split that starts inside
+/// them; the fold's join check throws those splits' values away, and an error the fold raised
+/// on a false frame too, and folds them again from the right boundary.
+#[test]
+fn a_fold_over_nested_streams_is_the_sequential_fold() {
+    let inner = stream_with(ChecksumFramer::new(XxHash64), &[b"in-1", b"in-2", b"in-3"]);
+    let payloads: Vec<Vec<u8>> = (0..200)
+        .map(|i| {
+            if i % 2 == 0 {
+                inner.clone()
+            } else {
+                vec![i as u8; 5]
+            }
+        })
+        .collect();
+    let bytes = stream_with(ChecksumFramer::new(XxHash64), &payloads);
+    let inner_len = inner.len();
+    // Every outer payload is either a 5-byte one or the nested stream, never an inner frame.
+    let strict = |n: &mut usize, payload: &[u8]| {
+        if payload.len() != 5 && payload.len() != inner_len {
+            return Err(Error::validation("test", "an inner frame", 0));
+        }
+        *n += 1;
+        Ok(())
+    };
+    for split_len in [7, 13, 40, 101] {
+        let reader =
+            ParallelFrames::new(&bytes, ChecksumDeframer::new(XxHash64)).with_split_len(split_len);
+        let count = pool(2)
+            .install(|| reader.fold(|| 0, strict, |a, b| a + b))
+            .unwrap();
+        assert_eq!(count, 200, "split length {split_len}");
+    }
 }
