@@ -249,11 +249,11 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Batch::Nothing),
             Err(e) => return Err(Error::io(e, self.offset)),
         };
-        let (used, pass) = deliver_frames(&self.decoder, rest, self.offset, f);
+        let (used, pass) = deliver_frames(&self.decoder, rest, self.offset, f, |_| false);
         self.source.consume(used);
         self.offset += used as u64;
         match pass? {
-            Pass::Stopped => Ok(Batch::Break),
+            Pass::Stopped | Pass::Paused => Ok(Batch::Break),
             Pass::Exhausted(_) if used > 0 => Ok(Batch::Continue),
             Pass::Exhausted(_) => Ok(Batch::Nothing),
         }

@@ -119,6 +119,8 @@ pub use parallel::ParallelFrames;
 #[cfg(feature = "std")]
 pub use positioned::FrameAt;
 pub use read::{IntoControlFlow, MessageReader, Messages};
+#[doc(hidden)]
+pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;
 pub use recovery::{Recover, Recovery, StreamEnd};

@@ -156,7 +156,8 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             // Every complete frame already buffered, in one pass that keeps the position in
             // registers; it is stored once, on the way out.
             let buffered = &self.buf[self.pos..self.end];
-            let (used, pass) = deliver_frames(&self.decoder, buffered, self.offset, &mut f);
+            let (used, pass) =
+                deliver_frames(&self.decoder, buffered, self.offset, &mut f, |_| false);
             self.consume(used);
             let Pass::Exhausted(need) = pass? else {
                 return Ok(());
@@ -228,12 +229,12 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         C: IntoControlFlow,
     {
         let bytes = in_memory::unread(&self.source).unwrap_or_default();
-        let (used, pass) = deliver_frames(&self.decoder, bytes, self.offset, &mut f);
+        let (used, pass) = deliver_frames(&self.decoder, bytes, self.offset, &mut f, |_| false);
         in_memory::take(&mut self.source, used);
         self.offset += used as u64;
         match pass? {
             Pass::Exhausted(need) => need.at_end(self.offset),
-            Pass::Stopped => Ok(()),
+            Pass::Stopped | Pass::Paused => Ok(()),
         }
     }
 

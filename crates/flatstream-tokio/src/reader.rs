@@ -2,10 +2,10 @@
 //! buffer, or as `Bytes` split from it.
 
 use bytes::{Buf, Bytes, BytesMut};
-use core::ops::{ControlFlow, Range};
+use core::ops::Range;
 use flatstream_adapters::{NoReclaim, ReclaimPolicy};
 use flatstream_core::decode::{Decoded, Decoder, Incomplete};
-use flatstream_core::{Deframer, Error, IntoControlFlow, Result};
+use flatstream_core::{__Pass as Pass, __deliver_frames, Deframer, Error, IntoControlFlow, Result};
 use std::io;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
@@ -196,13 +196,19 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
             // Every complete frame already buffered, in one synchronous pass that keeps the
             // position in registers; it is stored once, on the way out. There is no await in
             // the pass, so nothing can cancel it half-way.
-            let (used, pass) = deliver_frames(
+            let (reclaim, shrink) = (&mut self.reclaim, &mut self.shrink);
+            let (used, pass) = __deliver_frames(
                 &self.decoder,
-                &mut self.reclaim,
-                &mut self.shrink,
                 &self.buf[self.pos..],
                 self.offset,
                 &mut f,
+                // Stop the pass when the policy asks to shrink; `shrink` remembers it even
+                // when the callback stops the pass at that frame.
+                |len| {
+                    let now = reclaim.after_message(len);
+                    *shrink |= now;
+                    now
+                },
             );
             self.pos += used;
             self.offset += used as u64;
@@ -215,7 +221,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
                 Pass::Stopped => return Ok(()),
                 // The policy asked to shrink: `release`, at the top, does it now that no
                 // payload is borrowed.
-                Pass::Shrink => {}
+                Pass::Paused => {}
             }
         }
     }
@@ -360,72 +366,6 @@ enum Buffered {
     Frame(Range<usize>),
     /// Not all of the frame is buffered.
     Incomplete(Incomplete),
-}
-
-/// How [`deliver_frames`] ended.
-enum Pass {
-    /// No complete frame is left at the front of the bytes: the decoder's word on what is.
-    Exhausted(Incomplete),
-    /// The callback asked to stop.
-    Stopped,
-    /// The reclaim policy asked to shrink the buffer (`shrink` is set).
-    Shrink,
-}
-
-/// Hands every frame the decoder finds at the front of `bytes` to `f`, and stops at the first
-/// that is incomplete, at an error (a rejected frame is stepped over first), when `f` asks to
-/// stop, or when `reclaim` asks to shrink (then `shrink` is set, as it is when the policy asks
-/// for the frame at which the pass stops). `offset` is the stream offset of `bytes[0]`.
-///
-/// Returns the bytes consumed with the outcome: the hot loop of
-/// [`AsyncStreamReader::process_all`], with the position in a local that the caller stores
-/// once (the sync readers' loop, without an await in it).
-#[inline(always)]
-fn deliver_frames<D, P, F, C>(
-    decoder: &Decoder<D>,
-    reclaim: &mut P,
-    shrink: &mut bool,
-    mut bytes: &[u8],
-    offset: u64,
-    f: &mut F,
-) -> (usize, Result<Pass>)
-where
-    D: Deframer,
-    P: ReclaimPolicy,
-    F: FnMut(&[u8]) -> Result<C>,
-    C: IntoControlFlow,
-{
-    let total = bytes.len();
-    let outcome = loop {
-        let frame_offset = offset + (total - bytes.len()) as u64;
-        match decoder.decode(bytes, frame_offset) {
-            Ok(Decoded::Frame(frame)) => {
-                let payload = frame.payload();
-                let flow = f(payload);
-                bytes = &bytes[frame.len()..];
-                let shrink_now = reclaim.after_message(payload.len());
-                *shrink |= shrink_now;
-                match flow {
-                    Ok(c) => {
-                        if let ControlFlow::Break(()) = c.into_control_flow() {
-                            break Ok(Pass::Stopped);
-                        }
-                    }
-                    Err(e) => break Err(e.at_frame(frame_offset)),
-                }
-                if shrink_now {
-                    break Ok(Pass::Shrink);
-                }
-            }
-            Ok(Decoded::Rejected { len, error }) => {
-                bytes = &bytes[len..];
-                break Err(error);
-            }
-            Ok(Decoded::Incomplete(need)) => break Ok(Pass::Exhausted(need)),
-            Err(e) => break Err(e),
-        }
-    };
-    (total - bytes.len(), outcome)
 }
 
 #[cfg(test)]
