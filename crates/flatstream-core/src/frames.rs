@@ -50,9 +50,8 @@ impl<'a, D: Deframer> Frames<'a, D> {
     }
 
     /// Iterates over the frames in `bytes[range]`, where `range` starts on a frame boundary and
-    /// ends on one or at the end of `bytes`, with offsets (positions, errors) in `bytes`: one
-    /// split of a parallel read, with the loop of a sequential one.
-    #[cfg(feature = "rayon")]
+    /// ends on one or at the end of `bytes`, with offsets (positions, errors) in `bytes`: how
+    /// split reading uses the loop of a sequential reader.
     pub(crate) fn within(bytes: &'a [u8], range: core::ops::Range<usize>, deframer: D) -> Self {
         Frames {
             rest: &bytes[range.clone()],
@@ -85,9 +84,25 @@ impl<'a, D: Deframer> Frames<'a, D> {
         self.decoder.deframer()
     }
 
+    /// Reads from `rest` on, a tail of the bytes given at creation: the offsets stay theirs.
+    pub(crate) fn restart(&mut self, rest: &'a [u8]) {
+        self.rest = rest;
+        self.failed = None;
+    }
+
+    /// How many bytes are left to read; 0 after a framing error.
+    #[inline(always)]
+    pub(crate) fn unread(&self) -> usize {
+        self.rest.len()
+    }
+
+    pub(crate) fn decoder(&self) -> &Decoder<D> {
+        &self.decoder
+    }
+
     /// Undoes the fusing after a framing error: the next item is the failed frame's again.
     #[inline(always)]
-    fn retry(&mut self) {
+    pub(crate) fn retry(&mut self) {
         if let Some(failed) = self.failed.take() {
             self.rest = failed;
         }

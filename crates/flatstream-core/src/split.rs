@@ -16,6 +16,7 @@
 use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
 use crate::framer::Deframer;
+use crate::frames::Frames;
 use core::ops::Range;
 
 /// Frames that must chain after a candidate before a split starts on it, unless the stream
@@ -128,21 +129,19 @@ pub struct SplitFrames<'a, D> {
     start: usize,
     /// Frames that start before this offset (clamped to the stream's length) are yielded.
     end: usize,
-    /// The bytes from the next frame to the end of the stream. Empty while the split is
-    /// parked (before [`sync`](Self::sync), after a framing error), so that the one test of
-    /// the hot path, `rest.len() > tail`, sends those states to the cold path.
-    rest: &'a [u8],
-    /// The bytes past `end`: a frame is read while `rest` is longer than this.
+    /// The frames from the next one to the end of the stream, with offsets in `bytes`: the
+    /// split reads with the loop of `Frames`, and stops where fewer than `tail` bytes are left
+    /// unread. Nothing is left unread before [`sync`](Self::sync) or after a framing error,
+    /// so the one test of the hot path sends those states to the cold path.
+    frames: Frames<'a, D>,
+    /// The bytes past `end`: a frame is read while more than this are unread.
     tail: usize,
-    /// While parked, the offset [`position`](Self::position) reports.
+    /// Before [`sync`](Self::sync), the offset [`position`](Self::position) reports.
     parked: Option<usize>,
     /// Where the first frame starts, once synchronized; `None` if none starts in the range.
     first: Option<usize>,
     synced: bool,
-    /// A framing error at the parked offset ended the iteration.
-    failed: bool,
     confirmations: usize,
-    decoder: Decoder<D>,
 }
 
 impl<'a, D: Deframer> SplitFrames<'a, D> {
@@ -162,7 +161,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         let mut split = Self::at_boundary(bytes, range, deframer);
         if split.start > 0 {
             split.synced = false;
-            split.park(split.start);
+            split.parked = Some(split.start);
+            split.frames.restart(&[]);
         }
         Ok(split)
     }
@@ -176,31 +176,26 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     pub fn at_boundary(bytes: &'a [u8], range: Range<usize>, deframer: D) -> Self {
         let end = range.end.min(bytes.len());
         let start = range.start;
-        let mut split = SplitFrames {
+        let from = start.min(bytes.len());
+        SplitFrames {
             bytes,
             start,
             end,
-            rest: &[],
+            frames: Frames::within(bytes, from..bytes.len(), deframer),
             tail: bytes.len() - end,
-            parked: None,
+            // Past the end of the stream: nothing to read, and the position stays there.
+            parked: (start > bytes.len()).then_some(start),
             first: (start < end).then_some(start),
             synced: true,
-            failed: false,
             confirmations: DEFAULT_CONFIRMATIONS,
-            decoder: Decoder::new(deframer),
-        };
-        match bytes.get(start..) {
-            Some(rest) => split.rest = rest,
-            None => split.park(start), // past the end of the stream: nothing to read
         }
-        split
     }
 
     /// Sets the largest payload accepted (default
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). It bounds the
     /// work of resynchronization too: pass the bound the writer used.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
+        self.frames = self.frames.with_max_frame_len(max);
         self
     }
 
@@ -218,7 +213,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             self.synced = true;
             self.first = self.resync();
             self.parked = None;
-            self.rest = &self.bytes[self.first.unwrap_or(self.end)..];
+            self.frames.restart(&self.bytes[self.first.unwrap_or(self.end)..]);
         }
         self.first.map(|at| at as u64)
     }
@@ -240,18 +235,18 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// [`sync`](Self::sync), the range's start; where no frame starts in the range, its end.
     #[inline]
     pub fn position(&self) -> u64 {
-        self.parked.unwrap_or(self.bytes.len() - self.rest.len()) as u64
+        self.parked.map_or_else(|| self.frames.position(), |at| at as u64)
     }
 
     /// The deframer.
     pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
+        self.frames.deframer()
     }
 
     /// The first offset in the range where a frame starts and is confirmed.
     fn resync(&self) -> Option<usize> {
         // No frame is shorter than its header: offsets closer to the end are not tried.
-        let last = self.bytes.len().saturating_sub(self.decoder.header_len());
+        let last = self.bytes.len().saturating_sub(self.decoder().header_len());
         let until = self.end.min(last.saturating_add(1));
         (self.start..until).find(|&at| self.confirmed(at))
     }
@@ -276,7 +271,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// Length of the whole frame at `at` whose checksum verifies (a frame rejected for its
     /// content verified too); a candidate must not be all zeros.
     fn intact(&self, at: usize, candidate: bool) -> Option<usize> {
-        match self.decoder.decode(&self.bytes[at..], at as u64) {
+        match self.decoder().decode(&self.bytes[at..], at as u64) {
             Ok(Decoded::Frame(frame)) if !(candidate && frame.is_zero()) => Some(frame.len()),
             Ok(Decoded::Rejected { len, .. }) => Some(len),
             _ => None,
@@ -286,26 +281,11 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// Undoes the fusing after a framing error: the next item is the failed frame's again.
     #[inline(always)]
     fn retry(&mut self) {
-        if self.failed {
-            self.failed = false;
-            if let Some(at) = self.parked.take() {
-                self.rest = &self.bytes[at..];
-            }
-        }
+        self.frames.retry();
     }
 
-    /// Stops reading, [`position`](Self::position) staying at `at`.
-    fn park(&mut self, at: usize) {
-        self.parked = Some(at);
-        self.rest = &[];
-    }
-
-    /// Stops the iteration at the current frame.
-    #[cold]
-    fn fail(&mut self, error: Error) -> Error {
-        self.failed = true;
-        self.park(self.bytes.len() - self.rest.len());
-        error
+    fn decoder(&self) -> &Decoder<D> {
+        self.frames.decoder()
     }
 
     /// Where the hot path's test failed (before synchronization, past the end of the range,
@@ -318,7 +298,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             return false;
         }
         self.sync();
-        self.rest.len() > self.tail
+        self.frames.unread() > self.tail
     }
 }
 
@@ -327,23 +307,12 @@ impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.rest.len() <= self.tail && !self.unpark() {
+        if self.frames.unread() <= self.tail && !self.unpark() {
             return None;
         }
-        let offset = (self.bytes.len() - self.rest.len()) as u64;
-        match self.decoder.decode(self.rest, offset) {
-            Ok(Decoded::Frame(frame)) => {
-                self.rest = &self.rest[frame.len()..];
-                Some(Ok(frame.payload()))
-            }
-            Ok(Decoded::Rejected { len, error }) => {
-                self.rest = &self.rest[len..];
-                Some(Err(error))
-            }
-            // `pos < end <= bytes.len()`: some of the frame is there, so this is an error.
-            Ok(Decoded::Incomplete(need)) => Some(Err(self.fail(need.into_error(offset)))),
-            Err(e) => Some(Err(self.fail(e))),
-        }
+        // Some of the frame is before `end <= bytes.len()`: `Frames` reports it cut short
+        // rather than ending.
+        self.frames.next()
     }
 }
 
