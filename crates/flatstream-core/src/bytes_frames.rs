@@ -53,12 +53,7 @@ impl<D: Deframer> BytesFrames<D> {
         }
     }
 
-    /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
-        self
-    }
+    crate::read::decoder_accessors!(D);
 
     /// Bytes consumed so far: the offset of the next frame, or of the frame that failed.
     #[inline]
@@ -70,11 +65,6 @@ impl<D: Deframer> BytesFrames<D> {
     /// sharing the input's buffer.
     pub fn remainder(&self) -> Bytes {
         self.bytes.slice(self.pos..)
-    }
-
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
     }
 
     /// The next frame's payload range in `bytes`, stepping past the frame; `None` at the end

@@ -41,12 +41,7 @@ pub struct Frames<'a, D> {
 impl<'a, D: Deframer> Frames<'a, D> {
     /// Iterates over the frames in `bytes`, read with `deframer`.
     pub fn new(bytes: &'a [u8], deframer: D) -> Self {
-        Frames {
-            rest: bytes,
-            failed: None,
-            len: bytes.len(),
-            decoder: Decoder::new(deframer),
-        }
+        Self::within(bytes, 0..bytes.len(), deframer)
     }
 
     /// Iterates over the frames in `bytes[range]`, where `range` starts on a frame boundary and
@@ -61,12 +56,7 @@ impl<'a, D: Deframer> Frames<'a, D> {
         }
     }
 
-    /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
-        self
-    }
+    crate::read::decoder_accessors!(D);
 
     /// Bytes consumed so far: the offset of the next frame, or of the frame that failed.
     #[inline]
@@ -77,11 +67,6 @@ impl<'a, D: Deframer> Frames<'a, D> {
     /// The bytes not yet consumed, starting with the next frame (or the frame that failed).
     pub fn remainder(&self) -> &'a [u8] {
         self.failed.unwrap_or(self.rest)
-    }
-
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
     }
 
     /// Reads from `rest` on, a tail of the bytes given at creation: the offsets stay theirs.

@@ -131,6 +131,26 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     }
 }
 
+/// `with_max_frame_len` and `deframer` for a reader of bytes in memory that holds its
+/// [`Decoder`](crate::decode::Decoder) in a field `decoder`; invoked inside its `impl` block
+/// with the name of its deframer parameter.
+macro_rules! decoder_accessors {
+    ($d:ident) => {
+        /// Sets the largest payload accepted (default
+        /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+        pub fn with_max_frame_len(mut self, max: usize) -> Self {
+            self.decoder.set_max_frame_len(max);
+            self
+        }
+
+        /// The deframer.
+        pub fn deframer(&self) -> &$d {
+            self.decoder.deframer()
+        }
+    };
+}
+pub(crate) use decoder_accessors;
+
 /// Implements `FusedIterator` and [`MessageReader`] for an iterator of this crate over the
 /// payloads of a slice (`Iterator<Item = Result<&[u8]>>`), with inherent `position` and `retry`
 /// (undo the fusing after a framing error).

@@ -213,7 +213,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             self.synced = true;
             self.first = self.resync();
             self.parked = None;
-            self.frames.restart(&self.bytes[self.first.unwrap_or(self.end)..]);
+            self.frames
+                .restart(&self.bytes[self.first.unwrap_or(self.end)..]);
         }
         self.first.map(|at| at as u64)
     }
@@ -235,7 +236,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// [`sync`](Self::sync), the range's start; where no frame starts in the range, its end.
     #[inline]
     pub fn position(&self) -> u64 {
-        self.parked.map_or_else(|| self.frames.position(), |at| at as u64)
+        self.parked
+            .map_or_else(|| self.frames.position(), |at| at as u64)
     }
 
     /// The deframer.
