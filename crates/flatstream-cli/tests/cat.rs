@@ -21,7 +21,7 @@ use serde_json::{Value, json};
     missing_docs,
     unreachable_pub
 )]
-#[path = "schema/fleet_generated.rs"]
+#[path = "../../../examples/generated/fleet_generated.rs"]
 mod fleet_generated;
 use fleet_generated::fleet::*;
 

@@ -191,8 +191,8 @@ pub fn telemetry_bfbs() -> String {
 
 /// The fleet test schema's binary form, as committed.
 pub fn fleet_bfbs() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/schema/fleet.bfbs")
+    root()
+        .join("examples/fleet.bfbs")
         .to_str()
         .unwrap()
         .to_owned()
