@@ -9,7 +9,6 @@ use crate::options::{BytesFormat, CatArgs, Format, PrintArgs};
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
 use crate::walk::walk;
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{ChecksumDeframer, StreamReader};
 use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
@@ -115,9 +114,9 @@ pub(crate) fn run(args: &CatArgs) -> Result<Status, Failure> {
     // A stream, whatever the input: memory stays bounded by the largest frame.
     let mut input = Input::open(&args.file, Access::Stream)?;
     let schema = load_schema(&args.print)?;
-    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let max = args.read.framing.max();
     let (head, complete) = input.head();
-    let framing = detect::resolve(args.read.checksum, head, complete, max, "--checksum")?;
+    let framing = args.read.framing.resolve(head, complete)?;
     let head = head.to_vec();
     let mut printer = FramePrinter::new(schema.as_ref(), &args.print);
 

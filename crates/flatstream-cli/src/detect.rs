@@ -216,32 +216,19 @@ fn trial(kind: ChecksumKind, head: &[u8], complete: bool, max: usize) -> Trial {
         end: TrialEnd::Enough,
     };
     while t.frames < FRAMES as u64 {
-        match frames.next() {
-            None => {
-                t.end = if complete {
-                    TrialEnd::Clean
-                } else {
-                    TrialEnd::Enough
-                };
-                return t;
-            }
+        t.end = match frames.next() {
             Some(Ok(payload)) => {
                 t.frames += 1;
                 t.non_empty += u64::from(!payload.is_empty());
+                continue;
             }
-            Some(Err(Error::UnexpectedEof { .. })) => {
-                t.end = if complete {
-                    TrialEnd::Torn
-                } else {
-                    TrialEnd::Enough
-                };
-                return t;
-            }
-            Some(Err(e)) => {
-                t.end = TrialEnd::Failed(e);
-                return t;
-            }
-        }
+            // Where the head ends, the input ends only if the head is all of it.
+            None if complete => TrialEnd::Clean,
+            Some(Err(Error::UnexpectedEof { .. })) if complete => TrialEnd::Torn,
+            None | Some(Err(Error::UnexpectedEof { .. })) => TrialEnd::Enough,
+            Some(Err(e)) => TrialEnd::Failed(e),
+        };
+        return t;
     }
     t
 }

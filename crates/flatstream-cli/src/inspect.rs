@@ -11,7 +11,6 @@ use crate::options::InspectArgs;
 use crate::progress::Progress;
 use crate::stats::Sizes;
 use crate::walk::{End, walk};
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{Checksum, ChecksumDeframer, StreamReader};
 use serde::Serialize;
 use std::io::Write;
@@ -46,13 +45,13 @@ struct Report {
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
     let mut input = Input::open(&args.file, Access::Stream)?;
-    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let max = args.read.framing.max();
     let (head, complete) = input.head();
-    let detection = match args.read.checksum {
+    let detection = match args.read.framing.checksum {
         Some(kind) => Detection::Found { kind, frames: 0 },
         None => detect::detect(head, complete, max),
     };
-    let described = match (&detection, args.read.checksum) {
+    let described = match (&detection, args.read.framing.checksum) {
         (_, Some(_)) => "given with --checksum".to_owned(),
         (d, None) => d.describe(),
     };

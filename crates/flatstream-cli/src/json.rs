@@ -93,15 +93,7 @@ impl<'s> Printer<'s> {
             match base {
                 BaseType::String => string(buf, pos, out)?,
                 BaseType::Vector => self.vector(buf, pos, ty, out, depth)?,
-                BaseType::Obj => {
-                    let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
-                    if self.object(child)?.is_struct() {
-                        self.strukt(buf, pos, child, out)?;
-                    } else {
-                        let at = pos + read_u32(buf, pos)? as usize;
-                        self.table(buf, at, child, out, depth + 1)?;
-                    }
-                }
+                BaseType::Obj => self.object_at(buf, pos, ty.index(), out, depth)?,
                 BaseType::Union => {
                     // The union's type is the field just before it in the vtable.
                     // A schema that puts the union first in the vtable is not one flatc
@@ -117,7 +109,7 @@ impl<'s> Printer<'s> {
                     } else {
                         0
                     };
-                    let at = pos + read_u32(buf, pos)? as usize;
+                    let at = follow(buf, pos)?;
                     self.union_value(buf, at, ty.index(), discriminant, out, depth)?;
                 }
                 other => return Err(format!("field type {other:?} is not supported")),
@@ -125,6 +117,24 @@ impl<'s> Printer<'s> {
         }
         out.push(b'}');
         Ok(())
+    }
+
+    /// The object of type `index` that a field or vector element holds at `pos`: a struct
+    /// there (inline), a table where the offset there points.
+    fn object_at(
+        &self,
+        buf: &[u8],
+        pos: usize,
+        index: i32,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> WalkResult {
+        let child = type_index(index)?;
+        if self.object(child)?.is_struct() {
+            self.strukt(buf, pos, child, out)
+        } else {
+            self.table(buf, follow(buf, pos)?, child, out, depth + 1)
+        }
     }
 
     /// The value of a union whose type (discriminant) is `discriminant`, at `at`.
@@ -143,7 +153,7 @@ impl<'s> Printer<'s> {
             .ok_or_else(|| format!("union type {discriminant} is not a member of the union"))?;
         match member.base_type() {
             BaseType::Obj => {
-                let child = usize::try_from(member.index()).map_err(|_| "no type index")?;
+                let child = type_index(member.index())?;
                 if self.object(child)?.is_struct() {
                     self.strukt(buf, at, child, out)
                 } else {
@@ -170,7 +180,7 @@ impl<'s> Printer<'s> {
             match ty.base_type() {
                 base if is_scalar(base) => self.scalar(buf, at, base, ty.index(), out)?,
                 BaseType::Obj => {
-                    let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                    let child = type_index(ty.index())?;
                     self.strukt(buf, at, child, out)?;
                 }
                 BaseType::Array => {
@@ -182,7 +192,7 @@ impl<'s> Printer<'s> {
                         }
                         let at = at + i * size;
                         if ty.element() == BaseType::Obj {
-                            let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                            let child = type_index(ty.index())?;
                             self.strukt(buf, at, child, out)?;
                         } else {
                             self.scalar(buf, at, ty.element(), ty.index(), out)?;
@@ -206,7 +216,7 @@ impl<'s> Printer<'s> {
         out: &mut Vec<u8>,
         depth: usize,
     ) -> WalkResult {
-        let at = pos + read_u32(buf, pos)? as usize;
+        let at = follow(buf, pos)?;
         let len = read_u32(buf, at)? as usize;
         let start = at + 4;
         let element = ty.element();
@@ -214,7 +224,7 @@ impl<'s> Printer<'s> {
             _ if is_scalar(element) => scalar_size(element),
             BaseType::String | BaseType::Union => 4,
             BaseType::Obj => {
-                let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
+                let child = type_index(ty.index())?;
                 let object = self.object(child)?;
                 if object.is_struct() {
                     usize::try_from(object.bytesize()).map_err(|_| "bad struct size")?
@@ -247,15 +257,7 @@ impl<'s> Printer<'s> {
             match element {
                 _ if is_scalar(element) => self.scalar(buf, at, element, ty.index(), out)?,
                 BaseType::String => string(buf, at, out)?,
-                BaseType::Obj => {
-                    let child = usize::try_from(ty.index()).map_err(|_| "no type index")?;
-                    if self.object(child)?.is_struct() {
-                        self.strukt(buf, at, child, out)?;
-                    } else {
-                        let table = at + read_u32(buf, at)? as usize;
-                        self.table(buf, table, child, out, depth + 1)?;
-                    }
-                }
+                BaseType::Obj => self.object_at(buf, at, ty.index(), out, depth)?,
                 _ => return Err("vectors of unions are not supported".to_owned()),
             }
         }
@@ -407,7 +409,7 @@ fn json_string(s: &str, out: &mut Vec<u8>) {
 
 /// The string whose offset is at `pos`.
 fn string(buf: &[u8], pos: usize, out: &mut Vec<u8>) -> WalkResult {
-    string_here(buf, pos + read_u32(buf, pos)? as usize, out)
+    string_here(buf, follow(buf, pos)?, out)
 }
 
 /// The string at `at` (its length, then its bytes).
@@ -419,6 +421,16 @@ fn string_here(buf: &[u8], at: usize, out: &mut Vec<u8>) -> WalkResult {
     let s = std::str::from_utf8(bytes).map_err(|e| format!("string is not UTF-8: {e}"))?;
     json_string(s, out);
     Ok(())
+}
+
+/// Where the offset (uoffset) at `pos` points.
+fn follow(buf: &[u8], pos: usize) -> WalkResult<usize> {
+    Ok(pos + read_u32(buf, pos)? as usize)
+}
+
+/// The object index of a type (`Type::index`), which is -1 when the type has none.
+fn type_index(index: i32) -> WalkResult<usize> {
+    usize::try_from(index).map_err(|_| "no type index".to_owned())
 }
 
 fn read<const N: usize>(buf: &[u8], pos: usize) -> WalkResult<[u8; N]> {

@@ -1,7 +1,10 @@
 //! The command line: every command, option and help text (clap derive).
 
+use crate::detect::{self, Framing};
+use crate::failure::Failure;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flatstream::ChecksumKind;
+use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use std::path::PathBuf;
 
 const EXIT_STATUS: &str = "\
@@ -40,7 +43,10 @@ pub(crate) enum Command {
     #[command(after_help = RECOVER_HELP)]
     Recover(RecoverArgs),
     /// Copy every intact frame of a damaged stream into a clean one, skipping the damage.
-    #[command(after_help = SALVAGE_HELP)]
+    #[command(
+        after_help = SALVAGE_HELP,
+        mut_arg("max_frame_len", |a| a.help(SALVAGE_MAX_FRAME_LEN))
+    )]
     Salvage(SalvageArgs),
     /// Print each message: as JSON with --schema, else its index, offset, size and bytes.
     #[command(after_help = CAT_HELP)]
@@ -53,18 +59,44 @@ pub(crate) enum Command {
     Tail(TailArgs),
 }
 
-/// How to read the input: its framing and the bound on frames.
+/// The input's framing and the bound on frames (every command that reads a stream but
+/// `convert`, which names its two checksums).
 #[derive(Debug, Args)]
-pub(crate) struct ReadArgs {
+pub(crate) struct FramingArgs {
     /// The stream's checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
     /// the leading frames).
     #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind)]
     pub(crate) checksum: Option<ChecksumKind>,
     /// Largest payload accepted, in bytes; a frame declaring more is corrupt. Set it to the
     /// bound the writer used: it is what tells a corrupt length from a torn tail. [default:
-    /// 2147483648, salvage: see its help]
+    /// 2147483648]
     #[arg(long, value_name = "BYTES")]
     pub(crate) max_frame_len: Option<usize>,
+}
+
+impl FramingArgs {
+    /// The bound on frames: `--max-frame-len`, else the library's default.
+    pub(crate) fn max(&self) -> usize {
+        self.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN)
+    }
+
+    /// The framing to read with: `--checksum`, else detected from `head` under
+    /// [`max`](Self::max) (see [`detect::resolve`]).
+    pub(crate) fn resolve(&self, head: &[u8], complete: bool) -> Result<Framing, Failure> {
+        detect::resolve(self.checksum, head, complete, self.max(), "--checksum")
+    }
+}
+
+/// `--max-frame-len` in salvage, whose default bound is another (its help says which).
+const SALVAGE_MAX_FRAME_LEN: &str = "Largest payload accepted, in bytes; a frame declaring more is \
+     corrupt. Set it to the bound the writer used: it is what tells a corrupt length from a torn \
+     tail. [default: see below]";
+
+/// How to read the input: its framing, the bound on frames, and whether to map files.
+#[derive(Debug, Args)]
+pub(crate) struct ReadArgs {
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
     /// Read files as a stream instead of memory-mapping them.
     #[arg(long)]
     pub(crate) no_mmap: bool,
@@ -347,14 +379,8 @@ pub(crate) struct TailArgs {
     /// With -f, how often to look for new frames, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 100)]
     pub(crate) poll: u64,
-    /// The stream's checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
-    /// the leading frames).
-    #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind)]
-    pub(crate) checksum: Option<ChecksumKind>,
-    /// Largest payload accepted, in bytes; a frame declaring more is corrupt. [default:
-    /// 2147483648]
-    #[arg(long, value_name = "BYTES")]
-    pub(crate) max_frame_len: Option<usize>,
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
     #[command(flatten)]
     pub(crate) print: PrintArgs,
 }

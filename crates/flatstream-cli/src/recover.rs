@@ -9,7 +9,6 @@ use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
 use crate::verify::salvage_bound;
 use crate::walk::describe;
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{
     ChecksumDeframer, ChecksumFramer, ChecksumKind, Error, Frames, Recover, Recovery, RepairPolicy,
     Salvage, Salvaged, StreamEnd, StreamWriter,
@@ -131,9 +130,9 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
         access(args.read.no_mmap)
     };
     let mut input = Input::open(&args.file, access)?;
-    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let max = args.read.framing.max();
     let (head, complete) = input.head();
-    let framing = detect::resolve(args.read.checksum, head, complete, max, "--checksum")?;
+    let framing = args.read.framing.resolve(head, complete)?;
     let head = head.to_vec();
     let hint = |r: &Recovery| {
         if r.is_clean() {
@@ -219,8 +218,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
     let input = Input::open(&args.file, access(args.read.no_mmap))?;
     input.check_not_output(&args.file, &args.output)?;
     let (head, complete) = input.head();
-    let detect_max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
-    let framing = detect::resolve(args.read.checksum, head, complete, detect_max, "--checksum")?;
+    let framing = args.read.framing.resolve(head, complete)?;
     if framing.kind == ChecksumKind::None {
         return Err(Failure::error(
             "salvage needs a checksummed stream: with no checksum, any bytes whose length field \
@@ -230,7 +228,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
     let name = input.name.clone();
     let bytes = input.into_bytes()?;
     let deframer = ChecksumDeframer::new(framing.checksum);
-    let bound = match args.read.max_frame_len {
+    let bound = match args.read.framing.max_frame_len {
         Some(max) => max,
         None => {
             let largest = Frames::new(&bytes, &deframer)

@@ -14,7 +14,6 @@ use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input};
 use crate::options::TailArgs;
 use crate::walk::describe;
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{ChecksumDeframer, Error, Followed, Follower, Frames, XxHash64};
 use std::collections::VecDeque;
 use std::io::{BufWriter, Read, Write};
@@ -23,7 +22,7 @@ use std::time::Duration;
 pub(crate) fn run(args: &TailArgs) -> Result<Status, Failure> {
     let schema = load_schema(&args.print)?;
     let mut printer = FramePrinter::new(schema.as_ref(), &args.print);
-    let max = args.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let max = args.framing.max();
     let poll = Duration::from_millis(args.poll.max(1));
     // A pipe's end is its end: there is nothing to follow.
     let follow = args.follow && args.file != "-";
@@ -78,12 +77,13 @@ fn open(
     loop {
         let input = Input::open(&args.file, Access::Stream)?;
         let (head, complete) = input.head();
-        if follow && args.checksum.is_none() && complete && first_frame_unwritten(head, max) {
+        if follow && args.framing.checksum.is_none() && complete && first_frame_unwritten(head, max)
+        {
             drop(input);
             std::thread::sleep(poll);
             continue;
         }
-        let framing = detect::resolve(args.checksum, head, complete, max, "--checksum")?;
+        let framing = args.framing.resolve(head, complete)?;
         return Ok((input, framing));
     }
 }

@@ -23,7 +23,6 @@ use crate::options::VerifyArgs;
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
 use crate::walk::describe;
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{
     Checksum, ChecksumDeframer, ChecksumKind, Deframer, Error, Frames, MessageReader,
     ParallelFrames, Salvage, Salvaged, SplitFrames, StreamReader, WithChecksum,
@@ -553,14 +552,14 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
         Some(path) => Some(Schema::load(path, args.schema.root_type.as_deref())?),
         None => None,
     };
-    let max = args.read.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let max = args.read.framing.max();
     let (head, complete) = input.head();
-    let framing = detect::resolve(args.read.checksum, head, complete, max, "--checksum")?;
+    let framing = args.read.framing.resolve(head, complete)?;
     let head = head.to_vec();
     let options = Options {
         max_frame_len: max,
         all: args.all,
-        salvage_bound: args.read.max_frame_len,
+        salvage_bound: args.read.framing.max_frame_len,
         schema: schema.as_ref(),
     };
     let mut progress = Progress::new("verifying", input.len());
@@ -573,7 +572,7 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
                 &framing,
                 schema.is_some(),
                 &head,
-                args.read.max_frame_len,
+                args.read.framing.max_frame_len,
             );
             let job = Job {
                 bytes,
