@@ -25,31 +25,16 @@ use serde_json::{Value, json};
 mod fleet_generated;
 use fleet_generated::fleet::*;
 
-fn lines(out: &Out) -> Vec<Value> {
-    out.stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
 #[test]
 fn telemetry_messages_print_as_what_was_written() {
     let dir = Dir::new();
     let path = dir.file("t", &telemetry(2000, ChecksumKind::XxHash64));
-    let out = run(&["cat", &path, "--schema", &telemetry_bfbs()]);
-    out.ok();
-    let messages = lines(&out);
+    let messages = run(&["cat", &path, "--schema", &telemetry_bfbs()])
+        .ok()
+        .json_lines();
     assert_eq!(messages.len(), 2000);
     for (i, m) in messages.iter().enumerate() {
-        let r = Reading::nth(i as u64);
-        assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{m}");
-        assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{m}");
-        // The shortest representation that reads back to the same bits.
-        assert_eq!(
-            m["value"].as_f64().map(f64::to_bits),
-            Some(r.value.to_bits()),
-            "{m}"
-        );
+        assert_reading(m, i as u64);
         assert_eq!(m.as_object().unwrap().len(), 3, "{m}");
     }
 }
@@ -70,12 +55,14 @@ fn skip_and_limit_select_frames_and_stdin_works() {
         ],
         &bytes,
     );
-    out.ok();
-    let got: Vec<u64> = lines(&out)
+    let got: Vec<u64> = out
+        .ok()
+        .json_lines()
         .iter()
         .map(|m| m["timestamp"].as_u64().unwrap())
         .collect();
-    let device: Vec<u64> = lines(&out)
+    let device: Vec<u64> = out
+        .json_lines()
         .iter()
         .map(|m| m["device_id"].as_u64().unwrap())
         .collect();
@@ -94,18 +81,17 @@ fn without_a_schema_frames_print_as_hex_or_json() {
     let payloads: [&[u8]; 3] = [b"\x01\x02\xff", b"", &[7; 40]];
     let path = dir.file("raw", &framed(ChecksumKind::Crc16, &payloads));
     let out = run(&["cat", &path]);
-    out.ok();
     let expected = format!(
         "frame 0 offset 0 size 3: 01 02 ff\n\
          frame 1 offset 9 size 0: \n\
          frame 2 offset 15 size 40: {} \u{2026}\n",
         vec!["07"; 32].join(" ")
     );
-    assert_eq!(out.stdout, expected);
+    assert_eq!(out.ok().stdout, expected);
 
-    let out = run(&["cat", &path, "--format", "json", "--bytes", "hex"]);
-    out.ok();
-    let m = lines(&out);
+    let m = run(&["cat", &path, "--format", "json", "--bytes", "hex"])
+        .ok()
+        .json_lines();
     assert_eq!(
         m[0],
         json!({"index": 0, "offset": 0, "size": 3, "payload": "0102ff"})
@@ -116,26 +102,23 @@ fn without_a_schema_frames_print_as_hex_or_json() {
     );
     assert_eq!(m[2]["payload"], "07".repeat(40));
     let out = run(&["cat", &path, "--format", "json", "--limit", "1"]);
-    assert_eq!(lines(&out)[0]["payload"], "AQL/", "base64 by default");
+    assert_eq!(out.json_lines()[0]["payload"], "AQL/", "base64 by default");
 }
 
 #[test]
 fn damage_stops_cat_after_the_messages_before_it() {
     let dir = Dir::new();
-    let bytes = telemetry(20, ChecksumKind::XxHash64);
-    let at = offsets(&bytes, ChecksumKind::XxHash64);
-    let mut damaged = bytes.clone();
-    damaged[at[12] as usize + 14] ^= 4;
+    let (bytes, at) = telemetry_at(20, ChecksumKind::XxHash64);
+    let damaged = flipped(&bytes, at[12] + 14, 4);
     let out = run(&["cat", &dir.file("d", &damaged), "-s", &telemetry_bfbs()]);
-    let line = out.one_line_error(1);
-    assert!(
-        line.starts_with(&format!(
+    assert_starts_with(
+        &out.one_line_error(1),
+        &format!(
             "flatstream: frame 12 at byte offset {}: checksum mismatch",
             at[12]
-        )),
-        "{line}"
+        ),
     );
-    assert_eq!(lines(&out).len(), 12);
+    assert_eq!(out.json_lines().len(), 12);
 }
 
 // ---- the fleet schema ----------------------------------------------------------------
@@ -470,16 +453,16 @@ fn robots() -> Vec<RobotSpec> {
     ]
 }
 
+/// The FlatBuffer whose root `build` builds.
+fn finished<T>(build: impl FnOnce(&mut FlatBufferBuilder<'static>) -> WIPOffset<T>) -> Vec<u8> {
+    let mut b = FlatBufferBuilder::new();
+    let root = build(&mut b);
+    b.finish(root, None);
+    b.finished_data().to_vec()
+}
+
 fn fleet_stream(robots: &[RobotSpec], kind: ChecksumKind) -> Vec<u8> {
-    let payloads: Vec<Vec<u8>> = robots
-        .iter()
-        .map(|r| {
-            let mut b = FlatBufferBuilder::new();
-            let root = robot(&mut b, r);
-            b.finish(root, None);
-            b.finished_data().to_vec()
-        })
-        .collect();
+    let payloads: Vec<Vec<u8>> = robots.iter().map(|r| finished(|b| robot(b, r))).collect();
     for p in &payloads {
         root_as_robot(p).expect("the generated code reads what it wrote");
     }
@@ -492,8 +475,7 @@ fn fleet_messages_print_field_by_field_as_written() {
     let robots = robots();
     let path = dir.file("fleet", &fleet_stream(&robots, ChecksumKind::Crc32c));
     let out = run(&["cat", &path, "--schema", &fleet_bfbs()]);
-    out.ok();
-    let got = lines(&out);
+    let got = out.ok().json_lines();
     assert_eq!(got.len(), robots.len());
     for (r, m) in robots.iter().zip(&got) {
         let expected = robot_json(r);
@@ -508,14 +490,11 @@ fn fleet_messages_print_field_by_field_as_written() {
     }
     // Fields come in declaration order, as flatc writes them.
     let first = out.stdout.lines().next().unwrap();
-    assert!(
-        first.starts_with("{\"id\":0,\"name\":\"plain\",\"color\":\"Green\",\"status\":\"Idle\","),
-        "{first}"
+    assert_starts_with(
+        first,
+        "{\"id\":0,\"name\":\"plain\",\"color\":\"Green\",\"status\":\"Idle\",",
     );
-    assert!(
-        first.ends_with("\"limit\":null,\"offset\":0,\"trim\":0}"),
-        "{first}"
-    );
+    assert_ends_with(first, "\"limit\":null,\"offset\":0,\"trim\":0}");
     // 64-bit integers exactly, not through a double.
     assert!(out.stdout.contains(&format!("\"id\":{}", u64::MAX - 7)));
     assert!(out.stdout.contains(&format!("\"offset\":{}", i64::MIN)));
@@ -530,8 +509,7 @@ fn bytes_can_be_printed_as_hex() {
         &fleet_stream(&robots[2..3], ChecksumKind::XxHash64),
     );
     let out = run(&["cat", &path, "-s", &fleet_bfbs(), "--bytes", "hex"]);
-    out.ok();
-    assert_eq!(lines(&out)[0]["firmware"], "0102");
+    assert_eq!(out.ok().json_lines()[0]["firmware"], "0102");
 }
 
 #[test]
@@ -547,30 +525,18 @@ fn another_table_of_the_schema_is_read_with_root_type() {
             readings: None,
         },
     ];
-    let payloads: Vec<Vec<u8>> = specs
-        .iter()
-        .map(|s| {
-            let mut b = FlatBufferBuilder::new();
-            let root = sensor(&mut b, s);
-            b.finish(root, None);
-            b.finished_data().to_vec()
-        })
-        .collect();
+    let payloads: Vec<Vec<u8>> = specs.iter().map(|s| finished(|b| sensor(b, s))).collect();
     let path = dir.file("sensors", &framed(ChecksumKind::Crc32, &payloads));
     for root in ["fleet.Sensor", "Sensor"] {
         let out = run(&["cat", &path, "-s", &fleet_bfbs(), "--root-type", root]);
-        out.ok();
-        let got = lines(&out);
+        let got = out.ok().json_lines();
         assert_eq!(got, specs.iter().map(sensor_json).collect::<Vec<_>>());
         run(&["verify", &path, "-s", &fleet_bfbs(), "--root-type", root]).ok();
     }
     // The same bytes are not valid robots: a robot's required name is missing.
-    let line = run(&["verify", &path, "-s", &fleet_bfbs()])
-        .one_line_error(1)
-        .to_owned();
-    assert!(
-        line.contains("frame 0 at byte offset 0: not a valid fleet.Robot"),
-        "{line}"
+    assert_contains(
+        &run(&["verify", &path, "-s", &fleet_bfbs()]).one_line_error(1),
+        "frame 0 at byte offset 0: not a valid fleet.Robot",
     );
 }
 
@@ -579,16 +545,14 @@ fn an_unknown_root_type_is_one_line_naming_the_tables() {
     let dir = Dir::new();
     let path = dir.file("f", &fleet_stream(&robots()[..1], ChecksumKind::Crc32));
     for root in ["Nope", "Vec3"] {
-        let line = run(&["cat", &path, "-s", &fleet_bfbs(), "--root-type", root])
-            .one_line_error(2)
-            .to_owned();
-        assert!(
-            line.contains(&format!("root type `{root}` is not a table of the schema")),
-            "{line}"
+        let line = run(&["cat", &path, "-s", &fleet_bfbs(), "--root-type", root]).one_line_error(2);
+        assert_contains(
+            &line,
+            &format!("root type `{root}` is not a table of the schema"),
         );
-        assert!(
-            line.contains("fleet.Camera, fleet.Motor, fleet.Robot, fleet.Sensor"),
-            "{line}"
+        assert_contains(
+            &line,
+            "fleet.Camera, fleet.Motor, fleet.Robot, fleet.Sensor",
         );
     }
 }
@@ -596,40 +560,30 @@ fn an_unknown_root_type_is_one_line_naming_the_tables() {
 #[test]
 fn a_hostile_union_type_is_an_error_of_its_frame_not_a_panic() {
     let dir = Dir::new();
-    let mut b = FlatBufferBuilder::new();
-    let name = b.create_string("evil");
-    let m = Motor::create(
-        &mut b,
-        &MotorArgs {
-            rpm: 1,
-            temperature: 1.0,
-        },
-    );
-    let root = Robot::create(
-        &mut b,
-        &RobotArgs {
-            name: Some(name),
-            device_type: Device(200),
-            device: Some(m.as_union_value()),
-            ..Default::default()
-        },
-    );
-    b.finish(root, None);
-    let evil = b.finished_data().to_vec();
-    let mut good = FlatBufferBuilder::new();
-    let root = robot(&mut good, &robots()[0]);
-    good.finish(root, None);
-    let path = dir.file(
-        "evil",
-        &framed(ChecksumKind::XxHash64, &[good.finished_data(), &evil[..]]),
-    );
-    for command in ["cat", "verify"] {
-        let out = run(&[command, &path, "-s", &fleet_bfbs()]);
-        let line = out.one_line_error(1);
-        assert!(
-            line.starts_with("flatstream: frame 1 at byte offset "),
-            "{line}"
+    let evil = finished(|b| {
+        let name = b.create_string("evil");
+        let m = Motor::create(
+            b,
+            &MotorArgs {
+                rpm: 1,
+                temperature: 1.0,
+            },
         );
-        assert!(line.contains("not a valid fleet.Robot"), "{line}");
+        Robot::create(
+            b,
+            &RobotArgs {
+                name: Some(name),
+                device_type: Device(200),
+                device: Some(m.as_union_value()),
+                ..Default::default()
+            },
+        )
+    });
+    let good = finished(|b| robot(b, &robots()[0]));
+    let path = dir.file("evil", &framed(ChecksumKind::XxHash64, &[good, evil]));
+    for command in ["cat", "verify"] {
+        let line = run(&[command, &path, "-s", &fleet_bfbs()]).one_line_error(1);
+        assert_starts_with(&line, "flatstream: frame 1 at byte offset ");
+        assert_contains(&line, "not a valid fleet.Robot");
     }
 }

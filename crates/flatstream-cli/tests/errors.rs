@@ -8,83 +8,67 @@ use flatstream::ChecksumKind;
 #[test]
 fn a_missing_file_is_one_line_and_status_2() {
     for command in ["inspect", "verify", "recover", "cat"] {
-        let line = run(&[command, "/no/such/file.fstream"])
-            .one_line_error(2)
-            .to_owned();
         assert_eq!(
-            line,
+            run(&[command, "/no/such/file.fstream"]).one_line_error(2),
             "flatstream: /no/such/file.fstream: no such file or directory"
         );
     }
-    let line = run(&["salvage", "/no/such/file", "-o", "/tmp/x"])
-        .one_line_error(2)
-        .to_owned();
-    assert!(line.ends_with("no such file or directory"), "{line}");
-    let line = run(&[
-        "convert",
-        "/no/such/file",
-        "/tmp/x",
-        "--to-checksum",
-        "none",
-    ])
-    .one_line_error(2)
-    .to_owned();
-    assert!(line.ends_with("no such file or directory"), "{line}");
+    for args in [
+        &["salvage", "/no/such/file", "-o", "/tmp/x"][..],
+        &[
+            "convert",
+            "/no/such/file",
+            "/tmp/x",
+            "--to-checksum",
+            "none",
+        ],
+    ] {
+        assert_ends_with(&run(args).one_line_error(2), "no such file or directory");
+    }
 }
 
 #[test]
 fn an_unreadable_schema_is_one_line_and_status_2() {
     let dir = Dir::new();
     let stream = dir.file("s", &telemetry(3, ChecksumKind::XxHash64));
-    let line = run(&["verify", &stream, "--schema", "/no/schema.bfbs"])
-        .one_line_error(2)
-        .to_owned();
     assert_eq!(
-        line,
+        run(&["verify", &stream, "--schema", "/no/schema.bfbs"]).one_line_error(2),
         "flatstream: /no/schema.bfbs: cannot read the schema: no such file or directory"
     );
     // A text schema, not its binary form.
     let fbs = common::root().join("examples/telemetry.fbs");
-    let line = run(&["cat", &stream, "--schema", fbs.to_str().unwrap()])
-        .one_line_error(2)
-        .to_owned();
-    assert!(
-        line.ends_with("not a binary schema (flatc -b --schema x.fbs writes x.bfbs)"),
-        "{line}"
+    assert_ends_with(
+        &run(&["cat", &stream, "--schema", fbs.to_str().unwrap()]).one_line_error(2),
+        "not a binary schema (flatc -b --schema x.fbs writes x.bfbs)",
     );
     // The right identifier on garbage.
     let fake = dir.file("fake.bfbs", b"\x08\0\0\0BFBS\xff\xff\xff\xff");
-    let line = run(&["cat", &stream, "--schema", &fake])
-        .one_line_error(2)
-        .to_owned();
-    assert!(line.contains("not a valid binary schema"), "{line}");
+    assert_contains(
+        &run(&["cat", &stream, "--schema", &fake]).one_line_error(2),
+        "not a valid binary schema",
+    );
 }
 
 #[test]
 fn an_unknown_checksum_name_is_a_usage_error() {
-    let out = run(&["verify", "x", "--checksum", "md5"]);
-    assert_eq!(out.status, 2);
-    assert!(
-        out.stderr.contains(
-            "unknown checksum algorithm: expected none, xxhash64, crc32, crc16 or crc32c"
-        ),
-        "{}",
-        out.stderr
+    assert_contains(
+        &run(&["verify", "x", "--checksum", "md5"]).exits(2).stderr,
+        "unknown checksum algorithm: expected none, xxhash64, crc32, crc16 or crc32c",
     );
 }
 
 #[test]
 fn a_directory_is_not_a_stream() {
     let dir = Dir::new();
-    let line = run(&["verify", &dir.path("")]).one_line_error(2).to_owned();
-    assert!(line.ends_with("is a directory"), "{line}");
+    assert_ends_with(
+        &run(&["verify", &dir.path("")]).one_line_error(2),
+        "is a directory",
+    );
 }
 
 #[test]
 fn every_command_explains_its_options_and_exit_status() {
-    let out = run(&["--help"]);
-    out.ok();
-    assert!(out.stdout.contains("Exit status:"), "{}", out.stdout);
+    assert_contains(&run(&["--help"]).ok().stdout, "Exit status:");
     for (command, options) in [
         (
             "inspect",
@@ -120,12 +104,7 @@ fn every_command_explains_its_options_and_exit_status() {
         ),
     ] {
         let out = run(&[command, "--help"]);
-        out.ok();
-        assert!(
-            out.stdout.contains("Exit status:\n  0  "),
-            "{command}: {}",
-            out.stdout
-        );
+        assert_contains(&out.ok().stdout, "Exit status:\n  0  ");
         for option in options {
             assert!(
                 out.stdout.contains(option),

@@ -11,9 +11,7 @@ fn detects_every_framing_of_the_telemetry_stream() {
     for kind in ChecksumKind::ALL {
         let bytes = telemetry(500, kind);
         let path = dir.file(&format!("{kind}.fstream"), &bytes);
-        let out = run(&["inspect", &path, "--json"]);
-        out.ok();
-        let r = out.json();
+        let r = run(&["inspect", &path, "--json"]).ok().json();
         assert_eq!(r["framing"], kind.name(), "{r}");
         assert!(r["detection"].as_str().unwrap().contains("detected"), "{r}");
         assert_eq!(r["frames"], 500);
@@ -45,10 +43,7 @@ fn detects_the_framing_of_every_golden_stream() {
         } else {
             assert_eq!(out.status, 1, "{r}");
             assert!(r["framing"].is_null(), "{r}");
-            assert!(
-                r["detection"].as_str().unwrap().contains("all zero bytes"),
-                "{r}"
-            );
+            assert_contains(r["detection"].as_str().unwrap(), "all zero bytes");
         }
     }
 }
@@ -72,13 +67,8 @@ fn the_payload_sizes_are_counted_exactly() {
     assert_eq!(r["payload_bytes"], 5050);
     // The text report says the same.
     let out = run(&["inspect", &path]);
-    out.ok();
-    assert!(
-        out.stdout.contains("min 1, median 50, p99 99, max 100"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("crc32c (detected"), "{}", out.stdout);
+    assert_contains(&out.ok().stdout, "min 1, median 50, p99 99, max 100");
+    assert_contains(&out.stdout, "crc32c (detected");
 }
 
 #[test]
@@ -89,13 +79,12 @@ fn an_empty_input_is_clean_and_says_its_framing_is_unknown() {
         run(&["inspect", &path, "--json"]),
         run_stdin(&["inspect", "-", "--json"], &[]),
     ] {
-        r.ok();
-        let r = r.json();
+        let r = r.ok().json();
         assert_eq!(
             (&r["frames"], &r["bytes"], &r["end"]),
             (&0.into(), &0.into(), &"clean".into())
         );
-        assert!(r["detection"].as_str().unwrap().contains("empty"), "{r}");
+        assert_contains(r["detection"].as_str().unwrap(), "empty");
     }
 }
 
@@ -103,18 +92,15 @@ fn an_empty_input_is_clean_and_says_its_framing_is_unknown() {
 fn all_zero_bytes_are_ambiguous_and_the_report_says_why() {
     let dir = Dir::new();
     let path = dir.file("zeros", &[0; 4096]);
-    let out = run(&["inspect", &path, "--json"]);
-    assert_eq!(out.status, 1);
-    let r = out.json();
+    let r = run(&["inspect", &path, "--json"]).exits(1).json();
     assert!(r["framing"].is_null());
     assert_eq!(
         r["candidates"],
         serde_json::json!(["none", "crc32", "crc16", "crc32c"])
     );
-    let why = r["detection"].as_str().unwrap();
-    assert!(
-        why.starts_with("ambiguous: the input is all zero bytes"),
-        "{why}"
+    assert_starts_with(
+        r["detection"].as_str().unwrap(),
+        "ambiguous: the input is all zero bytes",
     );
     // Told the framing, it reads them as what they are under it.
     let r = run(&["inspect", &path, "--json", "--checksum", "crc16"]).json();
@@ -132,52 +118,39 @@ fn garbage_is_unknown_with_what_each_framing_read() {
         .collect();
     let path = dir.file("garbage", &garbage);
     let out = run(&["inspect", &path]);
-    assert_eq!(out.status, 1, "{out:?}");
-    assert!(
-        out.stdout
-            .contains("unknown: no framing reads the leading frames"),
-        "{}",
-        out.stdout
+    assert_contains(
+        &out.exits(1).stdout,
+        "unknown: no framing reads the leading frames",
     );
-    assert!(out.stdout.contains("xxhash64: frame 0"), "{}", out.stdout);
+    assert_contains(&out.stdout, "xxhash64: frame 0");
 }
 
 #[test]
 fn a_torn_tail_and_a_corrupt_frame_are_reported_with_their_offsets() {
     let dir = Dir::new();
-    let bytes = telemetry(100, ChecksumKind::XxHash64);
-    let at = offsets(&bytes, ChecksumKind::XxHash64);
+    let (bytes, at) = telemetry_at(100, ChecksumKind::XxHash64);
 
     let torn = dir.file("torn", &bytes[..bytes.len() - 5]);
-    let out = run(&["inspect", &torn, "--json"]);
-    assert_eq!(out.status, 1);
-    let r = out.json();
+    let r = run(&["inspect", &torn, "--json"]).exits(1).json();
     assert_eq!(
         (&r["frames"], &r["end"], &r["end_offset"]),
         (&99.into(), &"torn_tail".into(), &at[99].into())
     );
 
-    let mut flipped = bytes.clone();
-    flipped[at[40] as usize + 20] ^= 0x10;
-    let corrupt = dir.file("corrupt", &flipped);
-    let out = run(&["inspect", &corrupt]);
-    assert_eq!(out.status, 1);
-    assert!(
-        out.stdout.contains(&format!(
+    let corrupt = dir.file("corrupt", &flipped(&bytes, at[40] + 20, 0x10));
+    assert_contains(
+        &run(&["inspect", &corrupt]).exits(1).stdout,
+        &format!(
             "corrupt: frame 40 at byte offset {}: checksum mismatch",
             at[40]
-        )),
-        "{}",
-        out.stdout
+        ),
     );
 }
 
 #[test]
 fn reads_standard_input() {
     let bytes = telemetry(300, ChecksumKind::Crc32);
-    let out = run_stdin(&["inspect", "-", "--json"], &bytes);
-    out.ok();
-    let r = out.json();
+    let r = run_stdin(&["inspect", "-", "--json"], &bytes).ok().json();
     assert_eq!(
         (&r["framing"], &r["frames"], &r["file"]),
         (&"crc32".into(), &300.into(), &"stdin".into())

@@ -16,11 +16,7 @@ const SPLITS: [&str; 3] = ["64", "1000", "65536"];
 /// Runs `verify FILE EXTRA` serially and on two threads with every split length, asserts the
 /// outputs are the same, and returns the serial one.
 fn same_both_ways(path: &str, extra: &[&str]) -> Out {
-    let args = |threads: &'static str| {
-        let mut args = vec!["verify", path, "--threads", threads];
-        args.extend_from_slice(extra);
-        args
-    };
+    let args = |threads| [&["verify", path, "--threads", threads][..], extra].concat();
     let serial = run(&args("1"));
     for split in SPLITS {
         let parallel = run_with(&args("2"), None, &[("FLATSTREAM_SPLIT_LEN", split)]);
@@ -38,9 +34,7 @@ fn same_both_ways(path: &str, extra: &[&str]) -> Out {
 fn same_every_way(path: &str, extra: &[&str]) -> serde_json::Value {
     let mut report = serde_json::Value::Null;
     for more in [&[][..], &["--all"], &["--json"], &["--all", "--json"]] {
-        let mut args = extra.to_vec();
-        args.extend_from_slice(more);
-        let out = same_both_ways(path, &args);
+        let out = same_both_ways(path, &[extra, more].concat());
         if more.len() == 2 {
             report = out.json();
         }
@@ -75,11 +69,8 @@ fn intact_streams_of_every_framing() {
 #[test]
 fn a_flipped_payload_byte() {
     let dir = Dir::new();
-    let bytes = telemetry(2000, ChecksumKind::XxHash64);
-    let at = offsets(&bytes, ChecksumKind::XxHash64);
-    let mut damaged = bytes.clone();
-    damaged[at[1313] as usize + 30] ^= 0x01;
-    let path = dir.file("flipped", &damaged);
+    let (bytes, at) = telemetry_at(2000, ChecksumKind::XxHash64);
+    let path = dir.file("flipped", &flipped(&bytes, at[1313] + 30, 0x01));
     let r = same_every_way(&path, &[]);
     assert_eq!(r["first_error"]["index"], 1313);
     assert_eq!(r["first_error"]["offset"], at[1313]);
@@ -94,11 +85,9 @@ fn a_flipped_length_byte() {
         (ChecksumKind::Crc32, 0x40),  // a length of 16 MiB more: over what is left
         (ChecksumKind::Crc16, 0x80),
     ] {
-        let bytes = telemetry(2000, kind);
-        let at = offsets(&bytes, kind);
-        let mut damaged = bytes.clone();
-        damaged[at[700] as usize + if flip == 0x01 { 0 } else { 3 }] ^= flip;
-        let path = dir.file("length", &damaged);
+        let (bytes, at) = telemetry_at(2000, kind);
+        let byte = if flip == 0x01 { 0 } else { 3 };
+        let path = dir.file("length", &flipped(&bytes, at[700] + byte, flip));
         let r = same_every_way(&path, &[]);
         assert_eq!(r["first_error"]["index"], 700, "{kind}: {r}");
         assert_eq!(r["first_error"]["offset"], at[700], "{kind}: {r}");
@@ -108,8 +97,7 @@ fn a_flipped_length_byte() {
 #[test]
 fn a_cut_tail_and_damage_all_along() {
     let dir = Dir::new();
-    let bytes = telemetry(3000, ChecksumKind::Crc32c);
-    let at = offsets(&bytes, ChecksumKind::Crc32c);
+    let (bytes, at) = telemetry_at(3000, ChecksumKind::Crc32c);
     let path = dir.file("cut", &bytes[..bytes.len() - 10]);
     let r = same_every_way(&path, &[]);
     assert_eq!(r["first_error"]["kind"], "torn_tail");
@@ -158,8 +146,7 @@ fn payloads_that_hold_frames_of_their_own() {
         // finds the inner frames, as the serial path does.
         let at = offsets(&bytes, kind);
         for frame in [100, 250] {
-            let mut damaged = bytes.clone();
-            damaged[at[frame] as usize + 4] ^= 0x10; // its checksum
+            let damaged = flipped(&bytes, at[frame] + 4, 0x10); // its checksum
             let path = dir.file("nested-damaged", &damaged);
             let r = same_every_way(&path, &[]);
             assert_eq!(r["first_error"]["index"], frame, "{kind}: {r}");
@@ -197,16 +184,7 @@ fn a_schema_with_and_without_a_checksum() {
     let schema = telemetry_bfbs();
     for kind in [ChecksumKind::XxHash64, ChecksumKind::None] {
         let bytes = telemetry(1500, kind);
-        let at = offsets(&bytes, kind);
-        let header = 4 + kind.size();
-        let mut payloads: Vec<Vec<u8>> = at
-            .iter()
-            .enumerate()
-            .map(|(i, &o)| {
-                let end = at.get(i + 1).map_or(bytes.len(), |&n| n as usize);
-                bytes[o as usize + header..end].to_vec()
-            })
-            .collect();
+        let mut payloads = payloads(&bytes, kind);
         let path = dir.file("good", &bytes);
         let r = same_every_way(&path, &["--schema", &schema]);
         assert_eq!((&r["ok"], &r["frames"]), (&true.into(), &1500.into()));
@@ -227,13 +205,15 @@ fn the_default_is_the_serial_path_below_the_threshold() {
     let dir = Dir::new();
     let path = dir.file("t", &telemetry(500, ChecksumKind::XxHash64));
     let by_default = run(&["verify", &path]);
-    by_default.ok();
-    assert_eq!(by_default.stdout, run(&["verify", &path, "-j", "1"]).stdout);
+    assert_eq!(
+        by_default.ok().stdout,
+        run(&["verify", &path, "-j", "1"]).stdout
+    );
     let line = run(&["verify", &path, "--threads", "0"])
         .stderr
         .lines()
         .next()
         .unwrap_or_default()
         .to_owned();
-    assert!(line.contains("--threads"), "{line}");
+    assert_contains(&line, "--threads");
 }

@@ -1,15 +1,15 @@
 //! `flatstream tail`: the last frames of a file, and with `-f` the frames another process
 //! appends, printed as `cat` prints them.
 //!
-//! The writer is this test binary itself, run again with `--exact child_process` and
-//! `FLATSTREAM_TAIL_CHILD` saying what to do; `flatstream tail -f` reads the file it writes,
-//! and each test kills the tail process at its end. Every wait is bounded.
+//! The writer is this test binary itself, run again as a child process
+//! (`flatstream_test_support::child`); `flatstream tail -f` reads the file it writes, and each
+//! test kills the tail process at its end. Every wait is bounded.
 
 mod common;
 use common::*;
 use flatstream::{ChecksumFramer, ChecksumKind, StreamWriter, SyncEveryFrames, WatermarkFile};
+use flatstream_test_support::child;
 use flatstream_test_support::telemetry::Reading;
-use serde_json::Value;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -17,8 +17,6 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-const CHILD_ENV: &str = "FLATSTREAM_TAIL_CHILD";
-const PATH_ENV: &str = "FLATSTREAM_TAIL_PATH";
 /// How long any one wait of these tests may take before it fails.
 const PATIENCE: Duration = Duration::from_secs(30);
 const KIND: ChecksumKind = ChecksumKind::XxHash64;
@@ -106,18 +104,8 @@ impl Drop for Lines {
 
 /// The writer child `role`, on the file at `path`, its stdin and stdout piped.
 fn spawn_writer(role: &str, path: &str, env: &[(&str, String)]) -> (Lines, ChildStdin) {
-    let mut command = Command::new(std::env::current_exe().unwrap());
-    command
-        .args([
-            "--exact",
-            "child_process",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_ENV, role)
-        .env(PATH_ENV, path)
-        .stdin(Stdio::piped());
+    let mut command = child::command(role, Path::new(path));
+    command.stdin(Stdio::piped());
     for (k, v) in env {
         command.env(k, v);
     }
@@ -126,29 +114,20 @@ fn spawn_writer(role: &str, path: &str, env: &[(&str, String)]) -> (Lines, Child
     (lines, stdin)
 }
 
-/// The next line of the writer child that is its own (the test harness prints others).
+/// What the writer child says next ([`child::say`]).
 fn said(writer: &mut Lines) -> String {
     loop {
-        let line = writer.next("the writer");
-        // The harness may have begun the line ("test child_process ... ").
-        if let Some((_, said)) = line.split_once("tail-child: ") {
+        if let Some(said) = child::heard(&writer.next("the writer")) {
             return said.to_owned();
         }
     }
 }
 
-/// The entry point of the child processes; does nothing in a normal test run.
+/// The entry point of the child processes ([`child::ENTRY`]); does nothing in a normal test
+/// run.
 #[test]
 fn child_process() {
-    let Ok(role) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let path = std::env::var(PATH_ENV).unwrap();
-    match role.as_str() {
-        "appender" => appender(Path::new(&path)),
-        "durable" => durable(Path::new(&path)),
-        other => panic!("unknown child {other}"),
-    }
+    child::run(&[("appender", appender), ("durable", durable)]);
 }
 
 /// Appends telemetry frames `FROM..TO` (of the stream `telemetry(TO, KIND)`) to the file in
@@ -173,24 +152,16 @@ fn appender(path: &Path) {
     };
     for n in from..to {
         let end = ends[n as usize];
-        let mut piece = 0;
-        while at < end {
-            let len = (1 + (at * 13 + piece) % 7).min(end - at);
-            file.write_all(&bytes[at..at + len]).unwrap();
-            at += len;
-            piece += 1;
-            if piece % 5 == 0 {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
+        child::write_in_pieces(&mut file, &bytes, at..end, 5);
+        at = end;
         let frames = n + 1;
         if frames % 25 == 0 && frames < to {
-            println!("tail-child: pause {frames}");
+            child::say(&format!("pause {frames}"));
             let mut line = String::new();
             stdin.read_line(&mut line).unwrap();
         }
     }
-    println!("tail-child: done {to}");
+    child::say(&format!("done {to}"));
 }
 
 /// Writes 100 telemetry frames, syncing every 8 and publishing the durable watermark beside
@@ -207,14 +178,13 @@ fn durable(path: &Path) {
     }
     let mut stdin = BufReader::new(std::io::stdin());
     let mut line = String::new();
-    println!("tail-child: written");
+    child::say("written");
     stdin.read_line(&mut line).unwrap();
     writer.sync().unwrap();
-    println!("tail-child: synced");
+    child::say("synced");
     stdin.read_line(&mut line).unwrap();
 }
 
-/// Asserts that `line` is telemetry reading `i`, as `cat --schema` prints it.
 /// Follows the appending `writer` to its end: at each of its pauses, `tail` must already have
 /// printed every frame written so far (frames come as they are written, not at the end),
 /// each the reading of its index. Returns the index after the last frame printed.
@@ -234,16 +204,10 @@ fn follow(tail: &mut Lines, writer: &mut Lines, resume: &mut ChildStdin, mut pri
     }
 }
 
+/// Asserts that `line` is telemetry reading `i`, as `cat --schema` prints it.
+#[track_caller]
 fn is_reading(line: &str, i: u64) {
-    let m: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
-    let r = Reading::nth(i);
-    assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{i}: {m}");
-    assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{i}: {m}");
-    assert_eq!(
-        m["value"].as_f64().map(f64::to_bits),
-        Some(r.value.to_bits()),
-        "{i}: {m}"
-    );
+    assert_reading(&json(line), i);
 }
 
 #[test]
@@ -364,8 +328,7 @@ fn stops_at_the_durable_watermark() {
 #[test]
 fn a_corrupt_frame_is_a_one_line_error() {
     let dir = Dir::new();
-    let bytes = telemetry(30, KIND);
-    let at = offsets(&bytes, KIND);
+    let (bytes, at) = telemetry_at(30, KIND);
     let bfbs = telemetry_bfbs();
 
     // A writer that died mid-frame, restarted without repair: the torn frame's bytes and the
@@ -378,11 +341,8 @@ fn a_corrupt_frame_is_a_one_line_error() {
         at[20]
     );
     for follow in [&["-f"][..], &[]] {
-        let mut args = vec!["tail", &path, "--from-start", "-s", &bfbs];
-        args.extend_from_slice(follow);
-        let out = run(&args);
-        let line = out.one_line_error(1);
-        assert!(line.starts_with(&expected), "{line}");
+        let out = run(&[&["tail", &path, "--from-start", "-s", &bfbs][..], follow].concat());
+        assert_starts_with(&out.one_line_error(1), &expected);
         // The frames before it were printed.
         assert_eq!(out.stdout.lines().count(), 20, "{follow:?}");
     }
@@ -396,29 +356,24 @@ fn a_corrupt_frame_is_a_one_line_error() {
     is_reading(lines[1], 19);
 
     // A flipped byte: the same, with -f too.
-    let mut flipped = bytes.clone();
-    flipped[at[7] as usize + 20] ^= 0x04;
-    let path = dir.file("flipped", &flipped);
-    let out = run(&["tail", "-f", &path, "-c", "xxhash64"]);
-    let line = out.one_line_error(1);
-    assert!(
-        line.starts_with(&format!(
+    let path = dir.file("flipped", &flipped(&bytes, at[7] + 20, 0x04));
+    assert_starts_with(
+        &run(&["tail", "-f", &path, "-c", "xxhash64"]).one_line_error(1),
+        &format!(
             "flatstream: frame 7 at byte offset {}: checksum mismatch",
             at[7]
-        )),
-        "{line}"
+        ),
     );
 
     // Without -f, a file that ends inside a frame: the frames before it, then the error.
     let path = dir.file("cut", &bytes[..bytes.len() - 5]);
     let out = run(&["tail", &path, "-n", "2"]);
-    let line = out.one_line_error(1);
-    assert!(
-        line.starts_with(&format!(
+    assert_starts_with(
+        &out.one_line_error(1),
+        &format!(
             "flatstream: frame 29 at byte offset {}: the stream ends inside it",
             at[29]
-        )),
-        "{line}"
+        ),
     );
     assert_eq!(out.stdout.lines().count(), 2);
 }
@@ -433,18 +388,13 @@ fn prints_as_cat_prints() {
         &["-s", &bfbs],
         &["--format", "json", "--bytes", "hex"],
     ] {
-        let mut cat = vec!["cat", &path];
-        cat.extend_from_slice(format);
-        let cat = run(&cat);
+        let cat = run(&[&["cat", &path][..], format].concat());
         cat.ok();
-        let mut all = vec!["tail", &path, "--from-start"];
-        all.extend_from_slice(format);
-        assert_eq!(run(&all).ok().stdout, cat.stdout, "{format:?}");
+        let all = run(&[&["tail", &path, "--from-start"][..], format].concat());
+        assert_eq!(all.ok().stdout, cat.stdout, "{format:?}");
         // By default the last 10 frames, as tail prints lines.
-        let mut last = vec!["tail", &path];
-        last.extend_from_slice(format);
         let expected: Vec<&str> = cat.stdout.lines().skip(30).collect();
-        let out = run(&last);
+        let out = run(&[&["tail", &path][..], format].concat());
         assert_eq!(out.ok().stdout.lines().collect::<Vec<_>>(), expected);
     }
     // Standard input, read to its end (-f does not apply to it).
@@ -479,7 +429,6 @@ fn a_closed_stdout_ends_it_quietly() {
 #[test]
 fn help_explains_the_options_and_exit_statuses() {
     let out = run(&["tail", "--help"]);
-    out.ok();
     for needle in [
         "--follow",
         "--frames",
@@ -492,6 +441,6 @@ fn help_explains_the_options_and_exit_statuses() {
         "  1  ",
         "  2  ",
     ] {
-        assert!(out.stdout.contains(needle), "{needle}: {}", out.stdout);
+        assert_contains(&out.ok().stdout, needle);
     }
 }

@@ -12,21 +12,15 @@ fn an_intact_stream_verifies_with_every_framing_mapped_or_streamed() {
         let bytes = telemetry(1000, kind);
         let path = dir.file("t.fstream", &bytes);
         for extra in [&[][..], &["--no-mmap"]] {
-            let mut args = vec!["verify", &path];
-            args.extend_from_slice(extra);
-            let out = run(&args);
-            out.ok();
             assert_eq!(
-                out.stdout,
+                run(&[&["verify", &path][..], extra].concat()).ok().stdout,
                 format!(
                     "ok: 1000 frames, {} bytes, {kind} checksums verify\n",
                     bytes.len()
                 )
             );
         }
-        let r = run_stdin(&["verify", "-", "--json"], &bytes);
-        r.ok();
-        let r = r.json();
+        let r = run_stdin(&["verify", "-", "--json"], &bytes).ok().json();
         assert_eq!(
             (&r["ok"], &r["frames"], &r["framing"]),
             (&true.into(), &1000.into(), &kind.name().into())
@@ -37,26 +31,20 @@ fn an_intact_stream_verifies_with_every_framing_mapped_or_streamed() {
 #[test]
 fn a_flipped_byte_is_reported_with_its_frame_index_and_offset() {
     let dir = Dir::new();
-    let bytes = telemetry(1000, ChecksumKind::XxHash64);
-    let at = offsets(&bytes, ChecksumKind::XxHash64);
-    let mut damaged = bytes.clone();
-    damaged[at[613] as usize + 30] ^= 0x01;
+    let (bytes, at) = telemetry_at(1000, ChecksumKind::XxHash64);
+    let damaged = flipped(&bytes, at[613] + 30, 0x01);
     let path = dir.file("flipped", &damaged);
     let expected = format!(
         "flatstream: frame 613 at byte offset {}: checksum mismatch: stored",
         at[613]
     );
     for args in [vec!["verify", &path], vec!["verify", &path, "--no-mmap"]] {
-        let out = run(&args);
-        let line = out.one_line_error(1);
-        assert!(line.starts_with(&expected), "{line}");
+        assert_starts_with(&run(&args).one_line_error(1), &expected);
     }
     let out = run_stdin(&["verify", "-"], &damaged);
-    assert!(out.one_line_error(1).starts_with(&expected));
+    assert_starts_with(&out.one_line_error(1), &expected);
 
-    let out = run(&["verify", &path, "--json"]);
-    assert_eq!(out.status, 1);
-    let r = out.json();
+    let r = run(&["verify", &path, "--json"]).exits(1).json();
     assert_eq!(r["ok"], false);
     assert_eq!(r["first_error"]["index"], 613);
     assert_eq!(r["first_error"]["offset"], at[613]);
@@ -66,16 +54,14 @@ fn a_flipped_byte_is_reported_with_its_frame_index_and_offset() {
 #[test]
 fn a_cut_tail_is_a_torn_frame_at_its_offset() {
     let dir = Dir::new();
-    let bytes = telemetry(200, ChecksumKind::Crc32);
-    let at = offsets(&bytes, ChecksumKind::Crc32);
+    let (bytes, at) = telemetry_at(200, ChecksumKind::Crc32);
     let path = dir.file("cut", &bytes[..bytes.len() - 10]);
-    let line = run(&["verify", &path]).one_line_error(1).to_owned();
-    assert!(
-        line.starts_with(&format!(
+    assert_starts_with(
+        &run(&["verify", &path]).one_line_error(1),
+        &format!(
             "flatstream: frame 199 at byte offset {}: the stream ends inside it",
             at[199]
-        )),
-        "{line}"
+        ),
     );
     let r = run(&["verify", &path, "--json"]).json();
     assert_eq!(r["first_error"]["kind"], "torn_tail");
@@ -84,17 +70,14 @@ fn a_cut_tail_is_a_torn_frame_at_its_offset() {
 #[test]
 fn all_goes_on_past_every_error_and_counts_them() {
     let dir = Dir::new();
-    let bytes = telemetry(1000, ChecksumKind::Crc32c);
-    let at = offsets(&bytes, ChecksumKind::Crc32c);
+    let (bytes, at) = telemetry_at(1000, ChecksumKind::Crc32c);
     let mut damaged = bytes.clone();
     for frame in [100, 500, 900] {
         damaged[at[frame] as usize + 12] ^= 0xFF;
     }
     damaged.truncate(damaged.len() - 3);
     let path = dir.file("damaged", &damaged);
-    let out = run(&["verify", &path, "--all", "--json"]);
-    assert_eq!(out.status, 1);
-    let r = out.json();
+    let r = run(&["verify", &path, "--all", "--json"]).exits(1).json();
     // Three corrupt frames and the torn last one; every other frame verified.
     assert_eq!(
         (&r["errors"], &r["frames"]),
@@ -102,72 +85,47 @@ fn all_goes_on_past_every_error_and_counts_them() {
         "{r}"
     );
     assert_eq!(r["first_error"]["index"], 100);
-    let line = run(&["verify", &path, "--all"])
-        .one_line_error(1)
-        .to_owned();
-    assert!(line.contains("4 error(s) in 996 frames"), "{line}");
+    let line = run(&["verify", &path, "--all"]).one_line_error(1);
+    assert_contains(&line, "4 error(s) in 996 frames");
     // From a pipe it cannot resynchronise, and says so.
-    let line = run_stdin(&["verify", "-", "--all"], &damaged)
-        .one_line_error(1)
-        .to_owned();
-    assert!(
-        line.contains("1 error(s) in 100 frames") && line.contains("cannot be resynchronised"),
-        "{line}"
-    );
+    let line = run_stdin(&["verify", "-", "--all"], &damaged).one_line_error(1);
+    assert_contains(&line, "1 error(s) in 100 frames");
+    assert_contains(&line, "cannot be resynchronised");
 }
 
 #[test]
 fn the_wrong_checksum_gets_a_did_you_mean() {
     let dir = Dir::new();
     let path = dir.file("crc32", &telemetry(50, ChecksumKind::Crc32));
-    let line = run(&["verify", &path, "--checksum", "xxhash64"])
-        .one_line_error(1)
-        .to_owned();
-    assert!(
-        line.starts_with("flatstream: frame 0 at byte offset 0: "),
-        "{line}"
-    );
-    assert!(line.ends_with("; did you mean --checksum crc32?"), "{line}");
-    let line = run(&["verify", &path, "-c", "crc32c"])
-        .one_line_error(1)
-        .to_owned();
-    assert!(line.ends_with("; did you mean --checksum crc32?"), "{line}");
+    let line = run(&["verify", &path, "--checksum", "xxhash64"]).one_line_error(1);
+    assert_starts_with(&line, "flatstream: frame 0 at byte offset 0: ");
+    assert_ends_with(&line, "; did you mean --checksum crc32?");
+    let line = run(&["verify", &path, "-c", "crc32c"]).one_line_error(1);
+    assert_ends_with(&line, "; did you mean --checksum crc32?");
 }
 
 #[test]
 fn a_schema_verifies_every_payload() {
     let dir = Dir::new();
-    let bytes = telemetry(300, ChecksumKind::XxHash64);
+    let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
     let path = dir.file("t", &bytes);
     let out = run(&["verify", &path, "--schema", &telemetry_bfbs()]);
-    out.ok();
-    assert!(
-        out.stdout
-            .ends_with("every payload a valid telemetry.Telemetry\n"),
-        "{}",
-        out.stdout
+    assert_ends_with(
+        &out.ok().stdout,
+        "every payload a valid telemetry.Telemetry\n",
     );
 
     // Frames whose checksums verify but whose payloads are not telemetry tables.
-    let mut payloads: Vec<Vec<u8>> = Vec::new();
-    let at = offsets(&bytes, ChecksumKind::XxHash64);
-    for (i, &o) in at.iter().enumerate() {
-        let start = o as usize + 12;
-        let end = at.get(i + 1).map_or(bytes.len(), |&n| n as usize);
-        payloads.push(bytes[start..end].to_vec());
-    }
+    let mut payloads = payloads(&bytes, ChecksumKind::XxHash64);
     payloads[7] = vec![0xFF; 16]; // root offset far out of the buffer
     payloads[9] = vec![1, 2, 3];
     let path = dir.file("bad", &framed(ChecksumKind::XxHash64, &payloads));
-    let line = run(&["verify", &path, "-s", &telemetry_bfbs()])
-        .one_line_error(1)
-        .to_owned();
-    let expected_offset = at[7];
-    assert!(
-        line.starts_with(&format!(
-            "flatstream: frame 7 at byte offset {expected_offset}: not a valid telemetry.Telemetry"
-        )),
-        "{line}"
+    assert_starts_with(
+        &run(&["verify", &path, "-s", &telemetry_bfbs()]).one_line_error(1),
+        &format!(
+            "flatstream: frame 7 at byte offset {}: not a valid telemetry.Telemetry",
+            at[7]
+        ),
     );
     let r = run(&["verify", &path, "-s", &telemetry_bfbs(), "--all", "--json"]).json();
     assert_eq!(
@@ -198,14 +156,9 @@ fn a_file_that_cannot_be_mapped_is_read_as_a_stream() {
 fn a_bound_under_the_frames_is_a_corrupt_length() {
     let dir = Dir::new();
     let path = dir.file("t", &telemetry(10, ChecksumKind::Crc16));
-    let line = run(&["verify", &path, "--max-frame-len", "16", "-c", "crc16"])
-        .one_line_error(1)
-        .to_owned();
-    assert!(
-        line.contains("frame 0 at byte offset 0: declares a payload of"),
-        "{line}"
-    );
-    assert!(line.contains("over the bound of 16"), "{line}");
+    let line = run(&["verify", &path, "--max-frame-len", "16", "-c", "crc16"]).one_line_error(1);
+    assert_contains(&line, "frame 0 at byte offset 0: declares a payload of");
+    assert_contains(&line, "over the bound of 16");
 }
 
 #[test]
@@ -220,10 +173,10 @@ fn an_empty_stream_verifies() {
 fn all_zero_bytes_cannot_be_verified_without_a_framing() {
     let dir = Dir::new();
     let path = dir.file("zeros", &[0; 100]);
-    let line = run(&["verify", &path]).one_line_error(2).to_owned();
-    assert!(
-        line.contains("cannot tell the stream's framing: ambiguous: the input is all zero bytes"),
-        "{line}"
+    let line = run(&["verify", &path]).one_line_error(2);
+    assert_contains(
+        &line,
+        "cannot tell the stream's framing: ambiguous: the input is all zero bytes",
     );
-    assert!(line.ends_with("pass --checksum KIND"), "{line}");
+    assert_ends_with(&line, "pass --checksum KIND");
 }

@@ -8,6 +8,7 @@
 //! | [`checksums`] | toy checksums for the checksummed paths |
 //! | [`alloc`] | a counting global allocator (the crate's one module with `unsafe`) |
 //! | [`telemetry`] | the telemetry FlatBuffer of the examples, and `Reading` |
+//! | [`child`] | the test binary run again as a second process (a writer to kill or follow) |
 //!
 //! and, at the root, [`Opaque`] (bytes the reader copies) and the stream builders
 //! [`stream`] and [`stream_with`].
@@ -18,6 +19,7 @@
 
 pub mod alloc;
 pub mod checksums;
+pub mod child;
 pub mod contract;
 pub mod drivers;
 pub mod faults;

@@ -3,22 +3,21 @@
 //! reads a file another process appends to in small pieces, frame for frame; positioned reads
 //! find every frame a writer reported.
 //!
-//! The other process is this test binary itself, run again with `--exact child_process` and
-//! `FLATSTREAM_JOURNAL_CHILD` saying what to do.
+//! The other process is this test binary itself, run again as a child process
+//! (`flatstream_test_support::child`).
 
 use flatstream::{
     AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Followed, Follower, FrameAt,
     Recover, RepairPolicy, StreamWriter, SyncEveryFrames, WatermarkFile, read_watermark,
 };
+use flatstream_test_support::child;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const CHILD_ENV: &str = "FLATSTREAM_JOURNAL_CHILD";
-const PATH_ENV: &str = "FLATSTREAM_JOURNAL_PATH";
 /// How long any one wait of these tests may take before it fails.
 const PATIENCE: Duration = Duration::from_secs(30);
 
@@ -56,17 +55,7 @@ fn sidecar(path: &Path) -> PathBuf {
 
 /// Starts this test binary as the child process `role`, on the journal at `path`.
 fn spawn(role: &str, path: &Path, piped: bool) -> Child {
-    let mut command = Command::new(std::env::current_exe().unwrap());
-    command
-        .args([
-            "--exact",
-            "child_process",
-            "--nocapture",
-            "--test-threads",
-            "1",
-        ])
-        .env(CHILD_ENV, role)
-        .env(PATH_ENV, path);
+    let mut command = child::command(role, path);
     if piped {
         command.stdin(Stdio::piped()).stdout(Stdio::piped());
     } else {
@@ -75,18 +64,11 @@ fn spawn(role: &str, path: &Path, piped: bool) -> Child {
     command.spawn().unwrap()
 }
 
-/// The entry point of the child processes; does nothing in a normal test run.
+/// The entry point of the child processes ([`child::ENTRY`]); does nothing in a normal test
+/// run.
 #[test]
 fn child_process() {
-    let Ok(role) = std::env::var(CHILD_ENV) else {
-        return;
-    };
-    let path = PathBuf::from(std::env::var(PATH_ENV).unwrap());
-    match role.as_str() {
-        "sync-writer" => sync_writer(&path),
-        "appender" => appender(&path),
-        other => panic!("unknown child {other}"),
-    }
+    child::run(&[("sync-writer", sync_writer), ("appender", appender)]);
 }
 
 /// Writes frames through a `BufWriter`, syncing every 8 and publishing the watermark, until it
@@ -114,24 +96,16 @@ fn appender(path: &Path) {
     let mut stdin = BufReader::new(std::io::stdin());
     let mut at = 0;
     for (n, &end) in ends.iter().enumerate() {
-        let mut piece = 0;
-        while at < end {
-            let len = (1 + (at * 13 + piece) % 7).min(end - at);
-            file.write_all(&bytes[at..at + len]).unwrap();
-            at += len;
-            piece += 1;
-            if piece % 97 == 0 {
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
+        child::write_in_pieces(&mut file, &bytes, at..end, 97);
+        at = end;
         let frames = n + 1;
         if frames % 40 == 0 && frames < ends.len() {
-            println!("journal-child: pause {at} {frames}");
+            child::say(&format!("pause {at} {frames}"));
             let mut line = String::new();
             stdin.read_line(&mut line).unwrap();
         }
     }
-    println!("journal-child: done {at} {}", ends.len());
+    child::say(&format!("done {at} {}", ends.len()));
 }
 
 /// The appender's stream: 200 frames; and where each ends.
@@ -223,8 +197,7 @@ fn a_follower_yields_exactly_what_another_process_appends_in_small_pieces() {
     let stdout = BufReader::new(child.stdout.take().unwrap());
     std::thread::spawn(move || {
         for line in stdout.lines().map_while(Result::ok) {
-            // The harness may have printed the test's name on the same line.
-            if let Some((_, news)) = line.split_once("journal-child: ") {
+            if let Some(news) = child::heard(&line) {
                 let _ = said.send(news.to_owned());
             }
         }

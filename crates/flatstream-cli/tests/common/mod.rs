@@ -6,6 +6,7 @@ use flatstream::{
     AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Frames, StreamWriter,
 };
 use flatstream_test_support::telemetry::Reading;
+use serde_json::Value;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -26,7 +27,7 @@ pub struct Out {
 impl Out {
     /// Asserts the run failed with `status` and said why in one line starting with
     /// "flatstream: ", with no panic or backtrace; returns that line.
-    pub fn one_line_error(&self, status: i32) -> &str {
+    pub fn one_line_error(&self, status: i32) -> String {
         assert_eq!(self.status, status, "{self:?}");
         let line = self.stderr.trim_end();
         assert!(!line.contains('\n'), "more than one line: {line}");
@@ -35,7 +36,14 @@ impl Out {
             !line.contains("panicked") && !line.contains("backtrace"),
             "{line}"
         );
-        line
+        line.to_owned()
+    }
+
+    /// Asserts the run exited with `status` (whatever it printed).
+    #[track_caller]
+    pub fn exits(&self, status: i32) -> &Self {
+        assert_eq!(self.status, status, "{self:?}");
+        self
     }
 
     /// Asserts the run succeeded with nothing on stderr.
@@ -46,9 +54,57 @@ impl Out {
     }
 
     /// stdout parsed as one JSON value.
-    pub fn json(&self) -> serde_json::Value {
+    pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
     }
+
+    /// stdout parsed as one JSON value per line.
+    pub fn json_lines(&self) -> Vec<Value> {
+        self.stdout.lines().map(json).collect()
+    }
+}
+
+/// `line` parsed as JSON.
+pub fn json(line: &str) -> Value {
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"))
+}
+
+/// Asserts `text` contains `part`.
+#[track_caller]
+pub fn assert_contains(text: &str, part: &str) {
+    assert!(text.contains(part), "{part:?} is not in:\n{text}");
+}
+
+/// Asserts `text` starts with `prefix`.
+#[track_caller]
+pub fn assert_starts_with(text: &str, prefix: &str) {
+    assert!(
+        text.starts_with(prefix),
+        "does not start with {prefix:?}:\n{text}"
+    );
+}
+
+/// Asserts `text` ends with `suffix`.
+#[track_caller]
+pub fn assert_ends_with(text: &str, suffix: &str) {
+    assert!(
+        text.ends_with(suffix),
+        "does not end with {suffix:?}:\n{text}"
+    );
+}
+
+/// Asserts that `m` is telemetry reading `i` (`Reading::nth(i)`) as `cat --schema` prints
+/// it: its integers exact, its value the shortest decimal that reads back to the same bits.
+#[track_caller]
+pub fn assert_reading(m: &Value, i: u64) {
+    let r = Reading::nth(i);
+    assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{i}: {m}");
+    assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{i}: {m}");
+    assert_eq!(
+        m["value"].as_f64().map(f64::to_bits),
+        Some(r.value.to_bits()),
+        "{i}: {m}"
+    );
 }
 
 /// Runs `flatstream ARGS`.
@@ -135,6 +191,20 @@ pub fn telemetry(n: u64, kind: ChecksumKind) -> Vec<u8> {
     w.into_inner()
 }
 
+/// [`telemetry`]`(n, kind)` and the offset of each of its frames.
+pub fn telemetry_at(n: u64, kind: ChecksumKind) -> (Vec<u8>, Vec<u64>) {
+    let bytes = telemetry(n, kind);
+    let at = offsets(&bytes, kind);
+    (bytes, at)
+}
+
+/// A copy of `bytes` with the byte at `offset` xor-ed with `mask`.
+pub fn flipped(bytes: &[u8], offset: u64, mask: u8) -> Vec<u8> {
+    let mut damaged = bytes.to_vec();
+    damaged[offset as usize] ^= mask;
+    damaged
+}
+
 /// `payloads` framed with `kind`.
 pub fn framed<P: AsRef<[u8]>>(kind: ChecksumKind, payloads: &[P]) -> Vec<u8> {
     flatstream_test_support::stream_with(ChecksumFramer::new(checksum(kind)), payloads)
@@ -152,6 +222,13 @@ pub fn offsets(bytes: &[u8], kind: ChecksumKind) -> Vec<u64> {
             None => return out,
         }
     }
+}
+
+/// The payload of each frame of an intact stream.
+pub fn payloads(bytes: &[u8], kind: ChecksumKind) -> Vec<Vec<u8>> {
+    Frames::new(bytes, ChecksumDeframer::new(checksum(kind)))
+        .map(|p| p.unwrap_or_else(|e| panic!("{e}")).to_vec())
+        .collect()
 }
 
 /// A scratch directory, removed when dropped.
