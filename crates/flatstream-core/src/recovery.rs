@@ -348,21 +348,6 @@ mod tests {
     }
 
     #[test]
-    fn a_length_over_the_bound_is_corrupt_not_torn() {
-        let bytes = [1, 0, 0, 0, 7, 0xFF, 0xFF, 0, 0];
-        let r = Recover::new(DefaultDeframer)
-            .with_max_frame_len(1024)
-            .scan(&bytes);
-        assert!(matches!(
-            r.end,
-            StreamEnd::Corrupt(Error::FrameTooLarge { offset: 5, .. })
-        ));
-        // Without the bound the same bytes look like a torn tail.
-        let r = Recover::new(DefaultDeframer).scan(&bytes);
-        assert!(matches!(r.end, StreamEnd::TornTail { .. }));
-    }
-
-    #[test]
     fn reader_scan_agrees_with_slice_scan() {
         let mut bytes = framed(&[b"abc", b"", b"xyz"]);
         for cut in 0..=bytes.len() {

@@ -321,17 +321,18 @@ fn unordered_break_hides_an_error_a_sequential_read_would_not_reach() {
 fn a_deframer_chosen_at_run_time_works_boxed() {
     let bytes = counters();
     let deframer: Box<dyn Deframer + Sync> = Box::new(ChecksumDeframer::new(XxHash64));
-    let mut count = 0;
+    let mut counters = Vec::new();
     ParallelFrames::new(&bytes, deframer)
+        .with_split_len(1000)
         .process_all_ordered(
             |p| Ok(counter(p)),
-            |_| {
-                count += 1;
+            |n| {
+                counters.push(n);
                 Ok(())
             },
         )
         .unwrap();
-    assert_eq!(count, 2000);
+    assert_eq!(counters, (0..2000).collect::<Vec<_>>());
 }
 
 #[test]
