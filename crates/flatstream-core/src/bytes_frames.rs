@@ -1,8 +1,8 @@
 //! `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer.
 //! Works without `std` (feature `bytes`).
 
-use crate::decode::{Decoded, Decoder};
-use crate::error::{Error, Result};
+use crate::decode::{Decoder, Step};
+use crate::error::Result;
 use crate::framer::Deframer;
 use crate::read::MessageReader;
 use bytes::Bytes;
@@ -75,30 +75,23 @@ impl<D: Deframer> BytesFrames<D> {
             return None;
         }
         let offset = self.pos as u64;
-        match self.decoder.decode(&self.bytes[self.pos..], offset) {
-            Ok(Decoded::Frame(frame)) => {
+        match self.decoder.decode_at(&self.bytes[self.pos..], || offset) {
+            Ok(frame) => {
                 let payload = frame.span().payload_range();
                 let start = self.pos;
                 self.pos += frame.len();
                 Some(Ok(start + payload.start..start + payload.end))
             }
-            Ok(Decoded::Rejected { len, error }) => {
-                self.pos += len;
-                Some(Err(error))
+            Err(other) => {
+                let (step, error) = other.in_whole_input(offset);
+                match step {
+                    Step::Past(len) => self.pos += len,
+                    Step::Stop => self.failed = true,
+                    Step::End => {}
+                }
+                error.map(Err)
             }
-            Ok(Decoded::Incomplete(need)) => match need.at_end(offset) {
-                Ok(()) => None,
-                Err(e) => Some(Err(self.fail(e))),
-            },
-            Err(e) => Some(Err(self.fail(e))),
         }
-    }
-
-    /// Stops the iteration at the current frame.
-    #[cold]
-    fn fail(&mut self, error: Error) -> Error {
-        self.failed = true;
-        error
     }
 }
 
@@ -136,6 +129,7 @@ impl<D: Deframer> MessageReader for BytesFrames<D> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
     use crate::framer::{ChecksumDeframer, DefaultDeframer};
     use crate::frames::Frames;
     use crate::testing::Sum16;

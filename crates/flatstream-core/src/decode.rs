@@ -294,22 +294,95 @@ impl<D: Deframer> Decoder<D> {
     /// verification.
     #[inline(always)]
     pub fn decode<'a>(&self, bytes: &'a [u8], offset: u64) -> Result<Decoded<'a>> {
+        match self.decode_at(bytes, || offset) {
+            Ok(frame) => Ok(Decoded::Frame(frame)),
+            Err(other) => other.into_decoded(),
+        }
+    }
+
+    /// [`decode`](Self::decode), for a driver that handles every outcome but a verified frame
+    /// out of line, and computes the offset only where it is used: in those outcomes, and in a
+    /// deframer that stamps its errors with it. `Frames`, which derives the offset from its
+    /// position, then spends nothing on it in its hot loop without a checksum, and its loop
+    /// holds nothing but the frame path.
+    #[inline(always)]
+    pub(crate) fn decode_at<'a>(
+        &self,
+        bytes: &'a [u8],
+        offset: impl FnOnce() -> u64,
+    ) -> core::result::Result<Frame<'a>, NotAFrame> {
         let header_len = self.header_len();
         let max = self.max_frame_len();
         let Some(frame) = complete_frame(bytes, header_len, max) else {
-            return incomplete(bytes, header_len, max, offset);
+            return Err(incomplete(bytes, header_len, max, offset()));
         };
         // Every part is sliced from the frame's start: the form that compiles to the tightest
         // loop in the readers (splitting the rest after each part measured 15 % slower).
         let checksum = &frame[LEN_PREFIX_SIZE..header_len];
         let payload = &frame[header_len..];
-        match self.deframer.verify(checksum, payload, offset) {
-            Ok(()) => Ok(Decoded::Frame(Frame {
+        match self.deframer.verify(checksum, payload, offset()) {
+            Ok(()) => Ok(Frame {
                 checksum,
                 payload,
                 len: frame.len(),
-            })),
-            Err(error) => rejected(error, frame.len()),
+            }),
+            Err(error) => Err(rejected(error, frame.len())),
+        }
+    }
+}
+
+/// Every outcome of [`Decoder::decode_at`] but a verified frame.
+#[derive(Debug)]
+pub(crate) enum NotAFrame {
+    /// [`Decoded::Rejected`].
+    Rejected {
+        /// Length of the whole frame.
+        len: usize,
+        /// Why.
+        error: Error,
+    },
+    /// [`Decoded::Incomplete`].
+    Incomplete(Incomplete),
+    /// A framing error.
+    Failed(Error),
+}
+
+/// Where a driver that holds its whole input (a slice, a `Bytes`) goes after an outcome other
+/// than a verified frame.
+pub(crate) enum Step {
+    /// Step past a rejected frame of this length.
+    Past(usize),
+    /// A framing error: stop at the frame that failed.
+    Stop,
+    /// The clean end.
+    End,
+}
+
+impl NotAFrame {
+    /// What it means in an input that ends where `bytes` end, for the frame at `offset`: where
+    /// to go, and the error to report (`None` at the clean end). Out of line, and given no
+    /// driver: a driver whose address escapes to a call lives in memory, and its hot path
+    /// would then store and reload its position on every frame.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn in_whole_input(self, offset: u64) -> (Step, Option<Error>) {
+        match self {
+            NotAFrame::Rejected { len, error } => (Step::Past(len), Some(error)),
+            NotAFrame::Incomplete(need) => match need.at_end(offset) {
+                Ok(()) => (Step::End, None),
+                Err(e) => (Step::Stop, Some(e)),
+            },
+            NotAFrame::Failed(e) => (Step::Stop, Some(e)),
+        }
+    }
+
+    /// As [`Decoder::decode`] reports it.
+    #[inline(always)]
+    pub(crate) fn into_decoded<'a>(self) -> Result<Decoded<'a>> {
+        match self {
+            NotAFrame::Rejected { len, error } => Ok(Decoded::Rejected { len, error }),
+            NotAFrame::Incomplete(need) => Ok(Decoded::Incomplete(need)),
+            NotAFrame::Failed(error) => Err(error),
         }
     }
 }
@@ -357,39 +430,39 @@ fn unlikely() {}
 /// No complete frame within the bound is at the front of `bytes`: the length is over the bound
 /// (an error), or bytes are missing.
 #[inline(always)]
-fn incomplete(bytes: &[u8], header_len: usize, max: usize, offset: u64) -> Result<Decoded<'_>> {
+fn incomplete(bytes: &[u8], header_len: usize, max: usize, offset: u64) -> NotAFrame {
     unlikely();
     let present = bytes.len();
     let Some(prefix) = bytes.first_chunk::<LEN_PREFIX_SIZE>() else {
-        return Ok(Decoded::Incomplete(Incomplete {
+        return NotAFrame::Incomplete(Incomplete {
             needed: header_len,
             present,
-        }));
+        });
     };
     let payload_len = u32::from_le_bytes(*prefix) as usize;
     if payload_len > max {
-        return Err(Error::too_large(offset, payload_len, max));
+        return NotAFrame::Failed(Error::too_large(offset, payload_len, max));
     }
     // Within the bound, yet not whole: bytes are missing. (On a 16 or 32-bit target the sum
     // could overflow for a bound near `usize::MAX`: such a frame could never be held.)
     let Some(needed) = header_len.checked_add(payload_len) else {
-        return Err(Error::too_large(
+        return NotAFrame::Failed(Error::too_large(
             offset,
             payload_len,
             usize::MAX - header_len,
         ));
     };
-    Ok(Decoded::Incomplete(Incomplete { needed, present }))
+    NotAFrame::Incomplete(Incomplete { needed, present })
 }
 
 /// A whole frame failed verification: its content (a frame to step over), or its framing.
 #[inline(always)]
-fn rejected<'a>(error: Error, len: usize) -> Result<Decoded<'a>> {
+fn rejected(error: Error, len: usize) -> NotAFrame {
     unlikely();
     if error.is_content_error() {
-        Ok(Decoded::Rejected { len, error })
+        NotAFrame::Rejected { len, error }
     } else {
-        Err(error)
+        NotAFrame::Failed(error)
     }
 }
 

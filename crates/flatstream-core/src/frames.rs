@@ -1,7 +1,7 @@
 //! `Frames`: a zero-copy iterator over the frames of a byte slice. Works without `std`.
 
-use crate::decode::{Decoded, Decoder};
-use crate::error::{Error, Result};
+use crate::decode::{Decoder, Step};
+use crate::error::Result;
 use crate::framer::Deframer;
 
 /// Iterates over the payloads of the frames in a byte slice, without copying.
@@ -92,14 +92,6 @@ impl<'a, D: Deframer> Frames<'a, D> {
             self.rest = failed;
         }
     }
-
-    /// Stops the iteration at the current frame.
-    #[cold]
-    fn fail(&mut self, error: Error) -> Error {
-        self.failed = Some(self.rest);
-        self.rest = &[];
-        error
-    }
 }
 
 impl<'a, D: Deframer> Iterator for Frames<'a, D> {
@@ -107,21 +99,21 @@ impl<'a, D: Deframer> Iterator for Frames<'a, D> {
 
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
-        let offset = (self.len - self.rest.len()) as u64;
-        match self.decoder.decode(self.rest, offset) {
-            Ok(Decoded::Frame(frame)) => {
+        let offset = || (self.len - self.rest.len()) as u64;
+        match self.decoder.decode_at(self.rest, offset) {
+            Ok(frame) => {
                 self.rest = &self.rest[frame.len()..];
                 Some(Ok(frame.payload()))
             }
-            Ok(Decoded::Rejected { len, error }) => {
-                self.rest = &self.rest[len..];
-                Some(Err(error))
+            Err(other) => {
+                let (step, error) = other.in_whole_input(offset());
+                match step {
+                    Step::Past(len) => self.rest = &self.rest[len..],
+                    Step::Stop => self.failed = Some(core::mem::take(&mut self.rest)),
+                    Step::End => {}
+                }
+                error.map(Err)
             }
-            Ok(Decoded::Incomplete(need)) => match need.at_end(offset) {
-                Ok(()) => None,
-                Err(e) => Some(Err(self.fail(e))),
-            },
-            Err(e) => Some(Err(self.fail(e))),
         }
     }
 }
@@ -131,6 +123,7 @@ crate::read::message_reader_from_iterator!(Frames);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Error;
     use crate::framer::DefaultDeframer;
 
     #[test]
