@@ -359,8 +359,8 @@ pub(crate) enum Step {
 }
 
 impl NotAFrame {
-    /// What it means in an input that ends where `bytes` end, for the frame at `offset`: where
-    /// to go, and the error to report (`None` at the clean end). Out of line, and given no
+    /// What it means for the frame at `offset` when the bytes decoded are all the input there
+    /// is: where to go, and the error to report (`None` at the clean end). Out of line, and given no
     /// driver: a driver whose address escapes to a call lives in memory, and its hot path
     /// would then store and reload its position on every frame.
     #[cold]
