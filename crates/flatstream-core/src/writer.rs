@@ -189,7 +189,9 @@ pub struct StreamWriter<W, F, S = PlainWrites, P = NeverSync> {
     sink: CountingSink<W>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
-    max_frame_len: usize,
+    /// At most `u32::MAX` by its type, so the one bound check per frame also proves the
+    /// framer's length check (the compiler drops it).
+    max_frame_len: u32,
     strategy: S,
     policy: P,
     durability: Durability,
@@ -212,7 +214,7 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
             },
             framer,
             builder,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_frame_len: u32::try_from(DEFAULT_MAX_FRAME_LEN).unwrap_or(u32::MAX),
             strategy: PlainWrites,
             policy: NeverSync,
             durability: Durability::default(),
@@ -260,7 +262,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         // Clamped once here, so that the one check per frame also proves the framer's.
-        self.max_frame_len = max.min(u32::MAX as usize);
+        self.max_frame_len = u32::try_from(max).unwrap_or(u32::MAX);
         self
     }
 
@@ -536,12 +538,11 @@ impl<W: Write> CountingSink<W> {
     fn write_frame<F: Framer, S: WriteStrategy>(
         &mut self,
         framer: &F,
-        max: usize,
+        max: u32,
         payload: &[u8],
     ) -> Result<()> {
         let offset = self.written;
-        // `max` is at most `u32::MAX` (see `with_max_frame_len`).
-        let header = framer.header_within(payload, offset, max)?;
+        let header = framer.header_within(payload, offset, max as usize)?;
         // Counted in a local and stored once, whether the writes succeed or fail.
         let mut accepted = 0;
         let result = S::write_frame(&mut self.inner, header.as_bytes(), payload, &mut accepted);

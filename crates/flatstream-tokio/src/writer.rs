@@ -52,7 +52,9 @@ pub struct AsyncStreamWriter<W, F> {
     sink: Counted<W>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
-    max_frame_len: usize,
+    /// At most `u32::MAX` by its type, so the one bound check per frame also proves the
+    /// framer's length check (the compiler drops it).
+    max_frame_len: u32,
 }
 
 /// The sink, and the bytes it has accepted.
@@ -76,7 +78,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
             },
             framer,
             builder,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            max_frame_len: u32::try_from(DEFAULT_MAX_FRAME_LEN).unwrap_or(u32::MAX),
         }
     }
 
@@ -84,7 +86,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// [`DEFAULT_MAX_FRAME_LEN`](flatstream_core::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Larger
     /// payloads are refused with [`Error::FrameTooLarge`] before anything is written.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = max.min(u32::MAX as usize);
+        self.max_frame_len = u32::try_from(max).unwrap_or(u32::MAX);
         self
     }
 
@@ -155,15 +157,9 @@ impl<W: core::fmt::Debug, F: core::fmt::Debug> core::fmt::Debug for AsyncStreamW
 impl<W: AsyncWrite + Unpin> Counted<W> {
     /// Writes the frame of `payload`, adding every byte the sink accepts to `written` as it
     /// goes.
-    async fn write_frame<F: Framer>(
-        &mut self,
-        framer: &F,
-        max: usize,
-        payload: &[u8],
-    ) -> Result<()> {
+    async fn write_frame<F: Framer>(&mut self, framer: &F, max: u32, payload: &[u8]) -> Result<()> {
         let offset = self.written;
-        // `max` is at most `u32::MAX` (see `with_max_frame_len`).
-        let header = framer.header_within(payload, offset, max)?;
+        let header = framer.header_within(payload, offset, max as usize)?;
         let sink = &mut self.inner;
         let result = match write_all(sink, header.as_bytes(), &mut self.written).await {
             Ok(()) => write_all(sink, payload, &mut self.written).await,
