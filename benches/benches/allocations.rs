@@ -146,7 +146,7 @@ fn tokio_suite(report: &mut Report) {
     use flatstream_bench::async_framing::{
         Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
         in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
-        sync_decode, sync_encode,
+        sync_bytes_decode, sync_decode, sync_encode,
     };
     let n = 100_000;
     let rs = readings(n);
@@ -154,6 +154,10 @@ fn tokio_suite(report: &mut Report) {
     let filled = || -> Vec<BytesMut> { (0..4).map(|_| BytesMut::from(&bytes[..])).collect() };
     report.measure(format!("tokio_codec/decode/sync/{n}"), || {
         sync_decode(&bytes).count
+    });
+    let shared = bytes::Bytes::copy_from_slice(&bytes);
+    report.measure(format!("tokio_codec/decode/sync-bytes/{n}"), || {
+        sync_bytes_decode(&shared).count
     });
     let (mut codec, mut bufs) = (FrameCodec::default(), filled());
     report.measure(format!("tokio_codec/decode/flatstream-codec/{n}"), || {

@@ -4,7 +4,9 @@
 //! Ids:
 //! * `tokio_codec/decode/<side>/100000`: the 100 000 telemetry frames (no checksum) decoded,
 //!   each payload verified with `flatbuffers::root` and its fields read; `sync` is
-//!   `StreamReader` in place over the same bytes, `flatstream-codec` is `FrameCodec::decode`
+//!   `StreamReader` in place over the same bytes, `sync-bytes` is `BytesFrames` over a `Bytes`
+//!   holding them (payloads as `Bytes`, the codec's work done by the sync reader),
+//!   `flatstream-codec` is `FrameCodec::decode`
 //!   over a `BytesMut` holding them (payloads as `Bytes`), `length-delimited` is
 //!   `LengthDelimitedCodec` (4-byte little-endian lengths), `bytes-limit` is the least any
 //!   decoder handing out `Bytes` split from a `BytesMut` pays (a hand-written loop: split,
@@ -19,14 +21,14 @@
 //! * `tokio_tcp/async/<payload bytes>`: `AsyncStreamWriter` (behind a `BufWriter`) → loopback
 //!   TCP → `AsyncStreamReader`, frames of 24 B and 4 KiB, on a tokio runtime.
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{DefaultFramer, FrameCodec, StreamWriter};
 use flatstream_bench::async_framing::{
     Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
     in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
-    sync_decode, sync_encode,
+    sync_bytes_decode, sync_decode, sync_encode,
 };
 use flatstream_bench::cycle::{Totals, readings};
 use flatstream_bench::paths::{payload, telemetry_stream};
@@ -45,6 +47,11 @@ fn tokio_codec(c: &mut Criterion) {
     assert!(sync_decode(&bytes).matches(&expected));
     group.bench_function(BenchmarkId::new("decode/sync", MESSAGES), |b| {
         b.iter(|| black_box(sync_decode(black_box(&bytes))));
+    });
+    let shared = Bytes::copy_from_slice(&bytes);
+    assert!(sync_bytes_decode(&shared).matches(&expected));
+    group.bench_function(BenchmarkId::new("decode/sync-bytes", MESSAGES), |b| {
+        b.iter(|| black_box(sync_bytes_decode(black_box(&shared))));
     });
     let fill = || BytesMut::from(&bytes[..]);
     let mut codec = FrameCodec::default();

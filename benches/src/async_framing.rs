@@ -1,7 +1,8 @@
 //! Workloads of the tokio suite, shared with the allocation suite: decoding and encoding the
 //! telemetry frames through flatstream's `FrameCodec`, through tokio-util's
 //! `LengthDelimitedCodec` (4-byte little-endian lengths: the same bytes), through the sync
-//! reader and writer and through `AsyncStreamReader` over the bytes in memory; the least a
+//! reader and writer (payloads borrowed, and as `Bytes` from `BytesFrames`) and through
+//! `AsyncStreamReader` over the bytes in memory; the least a
 //! decoder handing out `Bytes` payloads pays (`bytes_limit`); and the async writer → reader
 //! over a loopback TCP connection.
 //!
@@ -12,8 +13,8 @@ use crate::cycle::Totals;
 use bytes::{Buf, Bytes, BytesMut};
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    AsyncStreamReader, AsyncStreamWriter, DefaultDeframer, DefaultFramer, FrameCodec, StreamReader,
-    StreamSerialize, StreamWriter,
+    AsyncStreamReader, AsyncStreamWriter, BytesFrames, DefaultDeframer, DefaultFramer, FrameCodec,
+    StreamReader, StreamSerialize, StreamWriter,
 };
 use flatstream_test_support::telemetry::{Reading, Telemetry};
 use tokio::io::BufWriter;
@@ -110,6 +111,16 @@ pub fn sync_decode(bytes: &[u8]) -> Totals {
             Ok(())
         })
         .expect("valid frames");
+    totals
+}
+
+/// Decodes every frame of `bytes` with the sync `BytesFrames`, each payload a `Bytes` sharing
+/// `bytes`' buffer, as the codec hands them out: the sync reader doing the codec's work.
+pub fn sync_bytes_decode(bytes: &Bytes) -> Totals {
+    let mut totals = Totals::default();
+    for payload in BytesFrames::new(bytes.clone(), DefaultDeframer) {
+        fold(&mut totals, &payload.expect("valid frames"));
+    }
     totals
 }
 
@@ -223,6 +234,7 @@ mod tests {
         let expected = Totals::of(&rs);
         let bytes = telemetry_stream(1000, DefaultFramer);
         assert!(sync_decode(&bytes).matches(&expected));
+        assert!(sync_bytes_decode(&Bytes::copy_from_slice(&bytes)).matches(&expected));
         let mut buf = BytesMut::from(&bytes[..]);
         assert!(codec_decode(&mut FrameCodec::default(), &mut buf).matches(&expected));
         let mut buf = BytesMut::from(&bytes[..]);

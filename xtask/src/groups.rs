@@ -164,12 +164,14 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             `BytesMut`), `length-delimited` is tokio-util's `LengthDelimitedCodec` with 4-byte \
             little-endian lengths (the same bytes; it encodes from an owned `Bytes`, a copy of \
             each payload), `sync` is `StreamReader` in place over the same bytes and \
-            `StreamWriter` into a reused `Vec`. `bytes-limit` is the least any decoder handing \
+            `StreamWriter` into a reused `Vec`, `sync-bytes` is the sync `BytesFrames` over a \
+            `Bytes` holding the same bytes (payloads as `Bytes`, as the codecs hand them out). \
+            `bytes-limit` is the least any decoder handing \
             out `Bytes` split from a `BytesMut` pays: a hand-written loop that splits each frame \
             off, steps over its header and drops the payload after the same verification. \
             Each such `Bytes` takes a reference count when split and gives it back when \
             dropped, two atomic read-modify-writes per frame that a borrowed payload does not \
-            pay; both codecs pay them. `async-process-all` and `async-read-message` are \
+            pay; both codecs and `sync-bytes` pay them. `async-process-all` and `async-read-message` are \
             `AsyncStreamReader` over the same bytes in memory (a `&[u8]` as the `AsyncRead`, \
             copied through the reader's buffer; payloads borrowed) on a current-thread runtime.",
         baseline: "sync",

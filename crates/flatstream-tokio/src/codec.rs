@@ -41,8 +41,8 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 /// [`AsyncStreamReader::process_all`](crate::AsyncStreamReader::process_all) or
 /// [`read_message`](crate::AsyncStreamReader::read_message) lend them from the reader's buffer
 /// instead, close to the cost of the sync reader. The measured figures (`tokio_codec`, with the
-/// least any `Bytes` decoder pays as the `bytes-limit` row) are in the repository's
-/// `docs/benchmarks.md`.
+/// least any `Bytes` decoder pays as the `bytes-limit` row, and the sync `BytesFrames` handing
+/// out the same `Bytes` as the `sync-bytes` row) are in the repository's `docs/benchmarks.md`.
 ///
 /// tokio-util's `FramedRead` answers `None` once after any error from its codec
 /// (tokio-rs/tokio#3976), then, if polled again, reads from the source before it decodes
