@@ -6,14 +6,13 @@
 //!   each payload verified with `flatbuffers::root` and its fields read; `sync` is
 //!   `StreamReader` in place over the same bytes, `sync-bytes` is `BytesFrames` over a `Bytes`
 //!   holding them (payloads as `Bytes`, the codec's work done by the sync reader),
-//!   `flatstream-codec` is `FrameCodec::decode`
-//!   over a `BytesMut` holding them (payloads as `Bytes`), `length-delimited` is
-//!   `LengthDelimitedCodec` (4-byte little-endian lengths), `bytes-limit` is the least any
-//!   decoder handing out `Bytes` split from a `BytesMut` pays (a hand-written loop: split,
-//!   freeze, step over the header, drop), `async-process-all` and `async-read-message` are
-//!   `AsyncStreamReader` over the bytes in memory (`&[u8]` as the `AsyncRead`, copied through
-//!   its buffer; payloads borrowed) on a current-thread runtime. The codecs' buffer is filled
-//!   in criterion's untimed setup.
+//!   `flatstream-codec` is `FrameCodec::decode` over a `BytesMut` holding them (payloads as
+//!   `Bytes`), `length-delimited` is `LengthDelimitedCodec` (4-byte little-endian lengths),
+//!   `bytes-limit` is the least any decoder handing out `Bytes` split from a `BytesMut` pays
+//!   (a hand-written loop: split, freeze, step over the header, drop), `async-process-all` and
+//!   `async-read-message` are `AsyncStreamReader` over the bytes in memory (`&[u8]` as the
+//!   `AsyncRead`, copied through its buffer; payloads borrowed) on a current-thread runtime.
+//!   The codecs' buffer is filled in criterion's untimed setup.
 //! * `tokio_codec/encode/<side>/100000`: the readings serialized with a reused builder and
 //!   framed: `sync` with `StreamWriter` into a reused `Vec`, `flatstream-codec` with
 //!   `FrameCodec::encode(&builder)` into a reused `BytesMut`, `length-delimited` with

@@ -2,9 +2,8 @@
 //! telemetry frames through flatstream's `FrameCodec`, through tokio-util's
 //! `LengthDelimitedCodec` (4-byte little-endian lengths: the same bytes), through the sync
 //! reader and writer (payloads borrowed, and as `Bytes` from `BytesFrames`) and through
-//! `AsyncStreamReader` over the bytes in memory; the least a
-//! decoder handing out `Bytes` payloads pays (`bytes_limit`); and the async writer → reader
-//! over a loopback TCP connection.
+//! `AsyncStreamReader` over the bytes in memory; the least a decoder handing out `Bytes`
+//! payloads pays (`bytes_limit`); and the async writer → reader over a loopback TCP connection.
 //!
 //! Every decode verifies each payload with `flatbuffers::root::<Telemetry>` and folds its three
 //! fields into [`Totals`], whichever side found the frame.
