@@ -315,8 +315,9 @@ fn group<T: StreamSerialize>(name: &str, messages: &[T], rounds: usize) -> Vec<O
     };
     outcomes.push(run_pair(&group, write, written, repeat, rounds));
 
-    // The write half of FlatStream 0.2.x's cycle benchmark: a fresh writer each time, into a
-    // new `Vec`, so that constructing and dropping the writer counts.
+    // The write half of FlatStream 0.2.x's cycle benchmark: a fresh writer each time, over a
+    // `Cursor` of a new `Vec` as 0.2.x's benchmark writes, so that constructing and dropping
+    // the writer counts and the sink is not the `Vec` the compiler knows best.
     let builders = RefCell::new(finished_builders(messages));
     let fresh = Pair {
         side: "write/fresh_writer",

@@ -9,6 +9,7 @@ use flatstream::{
     StreamSerialize, StreamWriter, XxHash64,
 };
 use std::hint::black_box;
+use std::io::{Cursor, Write};
 
 /// Three `u64` fields in a table.
 #[derive(Clone, Copy)]
@@ -130,25 +131,30 @@ pub fn finished_builders<T: StreamSerialize>(messages: &[T]) -> Vec<FlatBufferBu
         .collect()
 }
 
-/// `write/fresh_writer`: a new `StreamWriter` into a new `Vec`, every message through
-/// `write_finished` (0.2.x's cycle benchmark without the building, which both sides would share).
+/// `write/fresh_writer`: the write half of FlatStream 0.2.x's cycle benchmark, without the
+/// building (both sides would share it): a new `StreamWriter` over a `Cursor` of a new `Vec`,
+/// every message through `write_finished`.
 #[inline(never)]
 pub fn fresh_writer(builders: &mut [FlatBufferBuilder<'static>]) -> Vec<u8> {
-    let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+    let mut out = Vec::new();
+    let mut writer = StreamWriter::new(Cursor::new(&mut out), DefaultFramer);
     for b in builders {
         writer.write_finished(b).unwrap();
     }
-    writer.into_inner()
+    drop(writer);
+    out
 }
 
-/// The limit of `fresh_writer`: a new `Vec`, header and payload appended for every message.
+/// The limit of `fresh_writer`: a new `Vec`, header and payload written through a `Cursor` of
+/// it for every message.
 #[inline(never)]
 pub fn fresh_limit(builders: &[FlatBufferBuilder<'static>]) -> Vec<u8> {
     let mut out = Vec::new();
+    let mut cursor = Cursor::new(&mut out);
     for b in builders {
         let p = b.finished_data();
-        out.extend_from_slice(&(p.len() as u32).to_le_bytes());
-        out.extend_from_slice(p);
+        cursor.write_all(&(p.len() as u32).to_le_bytes()).unwrap();
+        cursor.write_all(p).unwrap();
     }
     out
 }

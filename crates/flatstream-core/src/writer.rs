@@ -310,7 +310,10 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// Expert mode: writes the finished buffer of `builder` as one frame.
     ///
     /// The builder is left as it is; call `reset` on it before building the next message.
-    #[inline]
+    // Always inlined, as are `write_payload` and `CountingSink::write_frame`: left to the
+    // heuristic, a writer over a `Cursor` was called out of line in some programs and fell
+    // behind FlatStream 0.2.7 (docs/design.md, "A fresh writer against FlatStream 0.2.7").
+    #[inline(always)]
     pub fn write_finished<A: Allocator>(
         &mut self,
         builder: &mut FlatBufferBuilder<'_, A>,
@@ -323,7 +326,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
-    #[inline]
+    #[inline(always)]
     pub fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
         let offset = if P::SYNCS { self.sink.written } else { 0 };
         let written = self.sink.write_frame::<F, S>(&self.framer, payload);
@@ -530,7 +533,7 @@ struct CountingSink<W> {
 }
 
 impl<W: Write> CountingSink<W> {
-    #[inline]
+    #[inline(always)]
     fn write_frame<F: Framer, S: WriteStrategy>(
         &mut self,
         framer: &F,
