@@ -318,11 +318,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
         &mut self,
         builder: &mut FlatBufferBuilder<'_, A>,
     ) -> Result<()> {
-        let offset = if P::SYNCS { self.sink.written } else { 0 };
-        let written = self
-            .sink
-            .write_frame::<F, S>(&self.framer, builder.finished_data());
-        self.after_frame(written, offset)
+        self.write_payload(builder.finished_data())
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
