@@ -158,18 +158,45 @@ async fn run(clients: u64, messages: u64) -> Result<Vec<Totals>> {
     Ok(totals)
 }
 
+/// The argument `arg` as a whole number (`default` if absent); a bad one ends the program
+/// with one line on stderr and exit status 2.
+#[cfg_attr(test, allow(dead_code))]
+fn number(arg: Option<&String>, what: &str, default: u64) -> u64 {
+    match arg.map(|a| a.parse::<u64>()) {
+        None => default,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => {
+            eprintln!(
+                "tcp_telemetry: {what} must be a whole number, not {:?} (see --help)",
+                arg.map_or("", |a| a.as_str())
+            );
+            std::process::exit(2)
+        }
+    }
+}
+
 #[cfg_attr(test, allow(dead_code))]
 #[tokio::main]
 async fn main() -> Result<()> {
-    let mut args = std::env::args().skip(1);
-    let mut number = |default: u64| match args.next() {
-        Some(a) => a
-            .parse::<u64>()
-            .map_err(|e| Error::validation("args", e.to_string(), 0)),
-        None => Ok(default),
-    };
-    let clients = number(4)?;
-    let messages = number(100_000)?;
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!(
+            "Runs a TCP server and clients that send it telemetry readings, each verified on \
+             arrival.\n\nUsage: tcp_telemetry [CLIENTS [MESSAGES]]\n\nArguments:\n  \
+             CLIENTS   how many clients connect [default: 4]\n  \
+             MESSAGES  readings each client sends [default: 100000]"
+        );
+        return Ok(());
+    }
+    if args.len() > 2 {
+        eprintln!(
+            "tcp_telemetry: unexpected argument {:?} (see --help)",
+            args[2]
+        );
+        std::process::exit(2);
+    }
+    let clients = number(args.first(), "CLIENTS", 4);
+    let messages = number(args.get(1), "MESSAGES", 100_000);
     let start = Instant::now();
     let totals = tokio::time::timeout(LIMIT, run(clients, messages))
         .await

@@ -2,11 +2,13 @@
 //! FlatBuffers verification, checks every field, and reports what happened.
 //!
 //! ```text
-//! cargo run --release --example telemetry [-- [--checksum NAME] [MESSAGES [PATH]]]
+//! cargo run --release --example telemetry [-- [--checksum KIND] [MESSAGES [PATH]]]
+//! cargo run --release --example telemetry -- --help
 //! ```
 //!
-//! `--checksum` picks the frame checksum at run time (`none`, `xxh3`, `crc32`, `crc16`,
-//! `crc32c`); the default is `xxh3`, as a journal that must detect corruption would use.
+//! `--checksum` picks the frame checksum at run time (`none`, `xxhash64`, `crc32`, `crc16`,
+//! `crc32c`, the names `flatstream --checksum` takes); the default is `xxhash64`, as a journal
+//! that must detect corruption would use.
 //! Given a PATH, the demo leaves the stream there (for `flatstream inspect PATH`); otherwise
 //! it writes a temporary file and removes it.
 //!
@@ -21,6 +23,7 @@ use flatstream::{
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Instant;
 
 #[path = "telemetry_schema.rs"]
@@ -61,25 +64,97 @@ impl StreamSerialize for Reading {
     }
 }
 
-fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
-    let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let mut checksum: AnyChecksum = "xxh3".parse()?;
-    if let Some(at) = args.iter().position(|a| a == "--checksum") {
-        let name = args.get(at + 1).ok_or("--checksum needs a name")?;
-        checksum = name
-            .parse()
-            .map_err(|e| format!("--checksum {name}: {e}"))?;
-        args.drain(at..at + 2);
-    }
+const USAGE: &str = "\
+Writes telemetry readings to a stream file, reads them back with FlatBuffers verification, and
+reports the time each took.
+
+Usage: telemetry [--checksum KIND] [MESSAGES [PATH]]
+
+Arguments:
+  MESSAGES  how many readings to write [default: 1000000]
+  PATH      where to leave the stream, for `flatstream inspect PATH` [default: a temporary
+            file, removed at the end]
+
+Options:
+  -c, --checksum KIND  the frame checksum: none, xxhash64, crc32, crc32c or crc16
+                       [default: xxhash64]
+  -h, --help           print this help";
+
+/// What the command line asks for.
+struct Args {
+    checksum: AnyChecksum,
+    count: u64,
+    path: Option<PathBuf>,
+}
+
+/// Reads the command line: `Ok(None)` for `--help`, `Err` with one line for a bad argument.
+fn parse_args(args: impl IntoIterator<Item = String>) -> std::result::Result<Option<Args>, String> {
+    let mut checksum =
+        AnyChecksum::new(flatstream::ChecksumKind::XxHash64).map_err(|e| e.to_string())?;
+    let mut positional = Vec::new();
     let mut args = args.into_iter();
-    // (the rest: MESSAGES and PATH)
-    let count: u64 = match args.next() {
-        Some(n) => n.parse()?,
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(None),
+            "-c" | "--checksum" => {
+                let name = args.next().ok_or("--checksum needs a KIND")?;
+                checksum = name
+                    .parse()
+                    .map_err(|e| format!("--checksum {name}: {e}"))?;
+            }
+            flag if flag.starts_with('-') && flag.len() > 1 => {
+                return Err(format!("unknown option {flag}"));
+            }
+            _ => positional.push(arg),
+        }
+    }
+    let mut positional = positional.into_iter();
+    let count = match positional.next() {
+        Some(n) => n
+            .parse()
+            .map_err(|_| format!("MESSAGES must be a whole number, not {n:?}"))?,
         None => 1_000_000,
     };
+    let path = positional.next().map(PathBuf::from);
+    if let Some(extra) = positional.next() {
+        return Err(format!("unexpected argument {extra:?}"));
+    }
+    Ok(Some(Args {
+        checksum,
+        count,
+        path,
+    }))
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(why) => {
+            eprintln!("telemetry: {why} (see --help)");
+            return ExitCode::from(2);
+        }
+    };
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("telemetry: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> {
+    let Args {
+        checksum,
+        count,
+        path: given,
+    } = args;
     // A path given is kept for you to look into (`flatstream inspect PATH`); the default
     // temporary file is removed at the end.
-    let given = args.next().map(PathBuf::from);
     let keep = given.is_some();
     let path =
         given.unwrap_or_else(|| std::env::temp_dir().join("flatstream-telemetry-demo.fstream"));
@@ -161,4 +236,44 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
         std::fs::remove_file(&path)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> std::result::Result<Option<Args>, String> {
+        parse_args(line.split_whitespace().map(str::to_owned))
+    }
+
+    #[test]
+    fn help_is_asked_for_with_either_flag() {
+        for line in ["--help", "-h", "10 --help", "--checksum crc32 -h"] {
+            assert!(matches!(parse(line), Ok(None)), "{line}");
+        }
+        assert!(USAGE.contains("Usage: telemetry [--checksum KIND] [MESSAGES [PATH]]"));
+    }
+
+    #[test]
+    fn arguments_are_read_and_bad_ones_are_one_line() {
+        let args = parse("-c crc32 42 /tmp/x").unwrap().unwrap();
+        assert_eq!(args.checksum.kind(), flatstream::ChecksumKind::Crc32);
+        assert_eq!((args.count, args.path), (42, Some(PathBuf::from("/tmp/x"))));
+        let args = parse("").unwrap().unwrap();
+        assert_eq!(args.checksum.kind(), flatstream::ChecksumKind::XxHash64);
+        assert_eq!((args.count, args.path), (1_000_000, None));
+        for (line, error) in [
+            ("abc", "MESSAGES must be a whole number, not \"abc\""),
+            ("--checksum", "--checksum needs a KIND"),
+            ("--checksum md5", "--checksum md5: "),
+            ("--frobnicate", "unknown option --frobnicate"),
+            ("1 p q", "unexpected argument \"q\""),
+        ] {
+            let why = parse(line)
+                .err()
+                .unwrap_or_else(|| panic!("{line}: accepted"));
+            assert!(why.starts_with(error), "{line}: {why}");
+            assert!(!why.contains('\n'), "{line}: {why}");
+        }
+    }
 }

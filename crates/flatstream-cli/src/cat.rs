@@ -25,6 +25,10 @@ pub(crate) struct FramePrinter<'s> {
     printer: Option<Printer<'s>>,
     verifier: Option<Verifier<'s>>,
     line: Vec<u8>,
+    /// Printed before each hex line (`FILE: `) when `cat` prints several files.
+    hex_prefix: Vec<u8>,
+    /// Printed first in each raw JSON object (`"file":"FILE",`) when `cat` prints several.
+    json_prefix: Vec<u8>,
 }
 
 impl<'s> FramePrinter<'s> {
@@ -42,6 +46,19 @@ impl<'s> FramePrinter<'s> {
             printer: schema.map(|s| Printer::new(s, args.bytes)),
             verifier: schema.map(Schema::verifier),
             line: Vec::with_capacity(256),
+            hex_prefix: Vec::new(),
+            json_prefix: Vec::new(),
+        }
+    }
+
+    /// Names the file each line comes from (`cat` of several files), or none.
+    pub(crate) fn name_file(&mut self, name: Option<&str>) {
+        self.hex_prefix.clear();
+        self.json_prefix.clear();
+        if let Some(name) = name {
+            self.hex_prefix = format!("{name}: ").into_bytes();
+            let quoted = serde_json::to_string(name).unwrap_or_default();
+            self.json_prefix = format!("\"file\":{quoted},").into_bytes();
         }
     }
 
@@ -70,12 +87,15 @@ impl<'s> FramePrinter<'s> {
                 })?;
             }
             (Format::Json, None) => {
-                let _ = write!(
-                    line,
-                    "{{\"index\":{index},\"offset\":{offset},\"size\":{},\"payload\":",
-                    payload.len()
-                );
-                line.push(b'"');
+                line.push(b'{');
+                line.extend_from_slice(&self.json_prefix);
+                line.extend_from_slice(b"\"index\":");
+                decimal(index, line);
+                line.extend_from_slice(b",\"offset\":");
+                decimal(offset, line);
+                line.extend_from_slice(b",\"size\":");
+                decimal(payload.len() as u64, line);
+                line.extend_from_slice(b",\"payload\":\"");
                 match self.bytes {
                     BytesFormat::Base64 => base64(payload, line),
                     BytesFormat::Hex => hex(payload, line),
@@ -83,15 +103,15 @@ impl<'s> FramePrinter<'s> {
                 line.extend_from_slice(b"\"}");
             }
             (Format::Hex, _) => {
-                let _ = write!(
-                    line,
-                    "frame {index} offset {offset} size {}: ",
-                    payload.len()
-                );
-                for (i, b) in payload.iter().take(PREVIEW).enumerate() {
-                    let sep = if i == 0 { "" } else { " " };
-                    let _ = write!(line, "{sep}{b:02x}");
-                }
+                line.extend_from_slice(&self.hex_prefix);
+                line.extend_from_slice(b"frame ");
+                decimal(index, line);
+                line.extend_from_slice(b" offset ");
+                decimal(offset, line);
+                line.extend_from_slice(b" size ");
+                decimal(payload.len() as u64, line);
+                line.extend_from_slice(b": ");
+                spaced_hex(&payload[..payload.len().min(PREVIEW)], line);
                 if payload.len() > PREVIEW {
                     line.extend_from_slice(" \u{2026}".as_bytes());
                 }
@@ -99,6 +119,45 @@ impl<'s> FramePrinter<'s> {
         }
         line.push(b'\n');
         out.write_all(line).map_err(Failure::stdout)
+    }
+}
+
+/// `n` in decimal, appended to `out` (what `write!` does, without its formatting machinery:
+/// the hex format prints three numbers a frame).
+fn decimal(mut n: u64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Each byte of `bytes` as two lowercase hex digits, separated by spaces, appended to `out`:
+/// one table lookup a byte into a buffer reserved once.
+fn spaced_hex(bytes: &[u8], out: &mut Vec<u8>) {
+    /// "00 " to "ff ", three bytes each.
+    const TABLE: [[u8; 3]; 256] = {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut table = [[b' '; 3]; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = [DIGITS[b >> 4], DIGITS[b & 15], b' '];
+            b += 1;
+        }
+        table
+    };
+    out.reserve(bytes.len() * 3);
+    for &b in bytes {
+        out.extend_from_slice(&TABLE[usize::from(b)]);
+    }
+    if !bytes.is_empty() {
+        out.pop(); // the last byte's space
     }
 }
 
@@ -111,16 +170,29 @@ pub(crate) fn load_schema(args: &PrintArgs) -> Result<Option<Schema>, Failure> {
 }
 
 pub(crate) fn run(args: &CatArgs) -> Result<Status, Failure> {
-    // A stream, whatever the input: memory stays bounded by the largest frame.
-    let mut input = Input::open(&args.file, Access::Stream)?;
     let schema = load_schema(&args.print)?;
+    let mut printer = FramePrinter::new(schema.as_ref(), &args.print);
+    crate::failure::each(&args.files, |file, several| {
+        run_one(args, &mut printer, file, several)
+    })
+}
+
+/// Prints the frames of one FILE; `several` when there are others (lines then name it).
+fn run_one(
+    args: &CatArgs,
+    printer: &mut FramePrinter<'_>,
+    file: &str,
+    several: bool,
+) -> Result<Status, Failure> {
+    // A stream, whatever the input: memory stays bounded by the largest frame.
+    let mut input = Input::open(file, Access::Stream)?;
     let max = args.read.framing.max();
     let (head, complete) = input.head();
     let framing = args.read.framing.resolve(head, complete)?;
     let head = head.to_vec();
-    let mut printer = FramePrinter::new(schema.as_ref(), &args.print);
-
     let name = input.name.clone();
+    printer.name_file(several.then_some(name.as_str()));
+
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut printed = 0u64;
     // The output is the progress here; no bar.

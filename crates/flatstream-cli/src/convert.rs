@@ -6,18 +6,17 @@ use crate::input::{Access, Input, create_output};
 use crate::options::ConvertArgs;
 use crate::progress::Progress;
 use crate::walk::walk;
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream::{
     AnyChecksum, ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter,
 };
 use std::ops::ControlFlow;
 
 pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
-    let mut input = Input::open(&args.input, Access::Stream)?;
-    input.check_not_output(&args.input, &args.output)?;
-    let max = args.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
+    let mut input = Input::open(&args.file, Access::Stream)?;
+    input.check_not_output(&args.file, &args.output)?;
+    let max = args.framing.max();
     let (head, complete) = input.head();
-    let framing = detect::resolve(args.from_checksum, head, complete, max, "--from-checksum")?;
+    let framing = args.framing.resolve(head, complete)?;
     let head = head.to_vec();
     let to = AnyChecksum::new(args.to_checksum).map_err(Failure::error)?;
 
@@ -48,7 +47,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
     match walked.end.damage(walked.frames) {
         Some(damage) => {
             let offset = walked.end.damage_offset().unwrap_or(0);
-            let hint = detect::hint(&framing, offset, &head, complete, max, "--from-checksum");
+            let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
             Err(Failure::damaged(format_args!(
                 "{damage}{hint}; {output} holds the {} frames before it",
                 walked.frames

@@ -67,7 +67,9 @@ impl Detection {
             Detection::Found { kind, frames } => {
                 format!("{kind} (detected: {frames} leading frames verify)")
             }
-            Detection::Empty => "unknown (the input is empty)".to_owned(),
+            Detection::Empty => {
+                "none needed: the input is empty (a stream of zero frames)".to_owned()
+            }
             Detection::Ambiguous { why, .. } => format!("ambiguous: {why}"),
             Detection::Unknown { why } => format!("unknown: {why}"),
         }

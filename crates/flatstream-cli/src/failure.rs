@@ -2,9 +2,10 @@
 
 use std::cell::Cell;
 use std::fmt::Display;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The exit status of a command.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The exit status of a command; the worse of two is the larger.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Status {
     /// All is well.
     Ok = 0,
@@ -39,6 +40,20 @@ impl Failure {
         }
     }
 
+    /// Prints the message, if any, as one line on stderr.
+    pub(crate) fn print(&self) {
+        if !self.message.is_empty() {
+            // One line, whatever the message (a verifier's report spans several).
+            let line: Vec<&str> = self.message.lines().map(str::trim).collect();
+            eprintln!("flatstream: {}", line.join("; "));
+        }
+    }
+
+    /// Whether this is the quiet end of a closed stdout: nothing more can be printed.
+    fn is_closed_stdout(&self) -> bool {
+        self.status == Status::Ok && self.message.is_empty()
+    }
+
     /// An I/O error on `what` (a file name, "stdout").
     pub(crate) fn io(what: impl Display, e: std::io::Error) -> Self {
         Failure::error(format_args!("{what}: {}", io_message(&e)))
@@ -56,6 +71,47 @@ impl Failure {
             Failure::io("stdout", e)
         }
     }
+}
+
+/// Runs `one(file, several)` on each of `files` in turn, as ripgrep does with its paths:
+/// `several` says whether there is more than one (results then name their file). A file's
+/// failure is printed at once, prefixed with its name, and the next file is read; the status
+/// is the worst of all (2 over 1 over 0). A closed stdout ends it all, quietly.
+pub(crate) fn each(
+    files: &[String],
+    mut one: impl FnMut(&str, bool) -> Result<Status, Failure>,
+) -> Result<Status, Failure> {
+    if let [file] = files {
+        return one(file, false);
+    }
+    let mut worst = Status::Ok;
+    for file in files {
+        match one(file, true) {
+            Ok(status) => worst = worst.max(status),
+            Err(failure) if failure.is_closed_stdout() => return Err(failure),
+            Err(mut failure) => {
+                let name = if file == "-" { "stdin" } else { file };
+                if !failure.message.starts_with(&format!("{name}: ")) {
+                    failure.message = format!("{name}: {}", failure.message);
+                }
+                failure.print();
+                worst = worst.max(failure.status);
+            }
+        }
+    }
+    Ok(worst)
+}
+
+static QUIET_OUTPUT: AtomicBool = AtomicBool::new(false);
+
+/// Sets `--quiet`: nothing on stderr but errors.
+pub(crate) fn set_quiet(quiet: bool) {
+    QUIET_OUTPUT.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given: informational lines on stderr are left out.
+pub(crate) fn quiet() -> bool {
+    QUIET_OUTPUT.load(Ordering::Relaxed)
 }
 
 /// An I/O error in lowercase words, without Rust's "(os error 2)" suffix.

@@ -44,7 +44,20 @@ struct Report {
 }
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
-    let mut input = Input::open(&args.file, Access::Stream)?;
+    let mut first = true;
+    crate::failure::each(&args.files, |file, several| {
+        // Text reports are separated by a blank line; JSON ones are one per line.
+        if several && !first && !args.json {
+            writeln!(std::io::stdout()).map_err(Failure::stdout)?;
+        }
+        first = false;
+        run_one(args, file)
+    })
+}
+
+/// Inspects one FILE.
+fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
+    let mut input = Input::open(file, Access::Stream)?;
     let max = args.read.framing.max();
     let (head, complete) = input.head();
     let detection = match args.read.framing.checksum {

@@ -21,15 +21,30 @@
 //! flatstream tail -f /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs
 //! ```
 //!
-//! Exit statuses, for every command: 0 when all is well, 1 when the stream is damaged or fails
-//! a check (the first problem is named on stderr with its frame index and byte offset), 2 when
-//! the command could not do its job (a missing file, an unreadable schema, a bad option, a
-//! framing that cannot be told). Errors are one line on stderr.
+//! It behaves as ripgrep and fd do. `inspect`, `verify` and `cat` take several FILEs (`-` for
+//! standard input) and report on each in turn, prefixed with its name; a command that writes a
+//! stream writes it to `-o OUT`; `--checksum` is always the input's checksum (`--to-checksum`
+//! the output's, in `convert`); a progress bar shows only when stderr is a terminal (`--quiet`
+//! or `--no-progress` turn it off); `--generate complete-bash|complete-zsh|complete-fish|man`
+//! prints shell completions or the man page.
+//!
+//! ```sh
+//! flatstream verify --all a.fstream b.fstream      # every damaged range of each, worst status
+//! flatstream convert raw.fstream -o safe.fstream --to-checksum xxhash64
+//! flatstream --generate man > flatstream.1
+//! ```
+//!
+//! Exit statuses, for every command: 0 when all is well (an empty file is a clean stream of
+//! zero frames), 1 when the stream is damaged or fails a check (the first problem is named on
+//! stderr with its frame index and byte offset), 2 when the command could not do its job (a
+//! missing file, an unreadable schema, a bad option, a framing that cannot be told); with
+//! several FILEs, the worst of theirs. Errors are one line on stderr.
 
 mod cat;
 mod convert;
 mod detect;
 mod failure;
+mod generate;
 mod input;
 mod inspect;
 mod json;
@@ -57,7 +72,26 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let result = match cli.command {
+    failure::set_quiet(cli.quiet);
+    progress::set_shown(!cli.quiet && !cli.no_progress);
+    let command = match (cli.command, cli.generate) {
+        (_, Some(kind)) => {
+            return match generate::print(kind) {
+                Ok(status) => status.into(),
+                Err(failure) => failure.report(),
+            };
+        }
+        (Some(command), None) => command,
+        (None, None) => {
+            let e = <Cli as clap::CommandFactory>::command().error(
+                clap::error::ErrorKind::MissingSubcommand,
+                "a command is required (see flatstream --help)",
+            );
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+    };
+    let result = match command {
         Command::Inspect(args) => inspect::run(&args),
         Command::Verify(args) => verify::run(&args),
         Command::Recover(args) => recover::run_recover(&args),
@@ -81,11 +115,7 @@ impl From<Status> for ExitCode {
 impl Failure {
     /// Prints the one-line message (if any) and gives the exit status.
     fn report(self) -> ExitCode {
-        if !self.message.is_empty() {
-            // One line, whatever the message (a verifier's report spans several).
-            let line: Vec<&str> = self.message.lines().map(str::trim).collect();
-            eprintln!("flatstream: {}", line.join("; "));
-        }
+        self.print();
         self.status.into()
     }
 }

@@ -8,12 +8,27 @@ use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
 use std::path::PathBuf;
 
 const EXIT_STATUS: &str = "\
+Conventions, for every command:
+  FILE...         inspect, verify and cat take several files (- for standard input) and report
+                  on each in turn, its results prefixed with its name; recover, salvage,
+                  convert and tail take one
+  -o OUT          where a command writes a stream (salvage, convert): - for stdout
+  --checksum      the checksum of the input (default: detected from its leading frames);
+                  --to-checksum is the checksum of the output (convert)
+  -q, --quiet     no progress bar, and nothing on stderr but errors
+  --no-progress   no progress bar (one shows only when stderr is a terminal, for work that
+                  lasts a few seconds)
+
+An empty file is an empty stream: zero frames, clean, whatever its checksum.
+
 Exit status:
   0  all is well
   1  the stream is damaged or fails a check (the first problem is printed on stderr, with its
      frame index and byte offset)
   2  the command could not do its job: a missing or unreadable file or schema, a bad option,
-     a framing that cannot be told from the data";
+     a framing that cannot be told from the data
+With several FILEs, the status is the worst of theirs (2 over 1 over 0); each file's problem is
+printed on stderr, prefixed with its name.";
 
 /// Look into, check, repair, salvage, convert and print streams of FlatBuffers messages.
 ///
@@ -25,10 +40,42 @@ Exit status:
 /// recover, salvage) and read in a stream otherwise, so memory stays bounded by the largest
 /// frame; --no-mmap reads every file as a stream.
 #[derive(Debug, Parser)]
-#[command(name = "flatstream", version, after_help = EXIT_STATUS, propagate_version = true)]
+#[command(
+    name = "flatstream",
+    version,
+    after_help = EXIT_STATUS,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
-    pub(crate) command: Command,
+    pub(crate) command: Option<Command>,
+    /// Print shell completions or the man page on stdout, and exit (`flatstream --generate
+    /// complete-bash > /etc/bash_completion.d/flatstream`, `flatstream --generate man >
+    /// flatstream.1`).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub(crate) generate: Option<Generate>,
+    /// No progress bar, and nothing on stderr but errors.
+    #[arg(long, short = 'q', global = true)]
+    pub(crate) quiet: bool,
+    /// No progress bar (one shows only when stderr is a terminal, once work lasts a few seconds).
+    #[arg(long, global = true)]
+    pub(crate) no_progress: bool,
+}
+
+/// What `--generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Generate {
+    /// Completions for bash.
+    CompleteBash,
+    /// Completions for zsh.
+    CompleteZsh,
+    /// Completions for fish.
+    CompleteFish,
+    /// Completions for PowerShell.
+    CompletePowershell,
+    /// The man page, in roff (`man ./flatstream.1`).
+    Man,
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,8 +106,7 @@ pub(crate) enum Command {
     Tail(TailArgs),
 }
 
-/// The input's framing and the bound on frames (every command that reads a stream but
-/// `convert`, which names its two checksums).
+/// The input's framing and the bound on frames (every command that reads a stream).
 #[derive(Debug, Args)]
 pub(crate) struct FramingArgs {
     /// The stream's checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
@@ -122,19 +168,31 @@ leaves), or a corrupt frame at an offset. Memory stays bounded whatever the file
 
 Framing detection reads the leading frames (up to 64, within the first MiB) with each framing
 in turn. It names the one whose checksums verify non-empty payloads; the stream is ambiguous
-when no payload tells them apart (an empty input, all-zero bytes: the CRCs of an empty payload
-are 0), and then inspect says why.
+when no payload tells them apart (all-zero bytes: the CRCs of an empty payload are 0), and
+then inspect says why. An empty input needs no framing: it is a clean stream of zero frames.
+
+With several FILEs, the reports follow each other, separated by a blank line (with --json, one
+object per line).
 
 Exit status:
-  0  the stream ends clean
+  0  the stream ends clean (an empty file too: zero frames)
   1  the stream ends in a torn tail or a corrupt frame, or its framing cannot be told
-  2  the command could not do its job (missing file, bad option)";
+  2  the command could not do its job (missing file, bad option)
+With several FILEs, the worst status of theirs.";
 
 const VERIFY_HELP: &str = "\
-Reports the first error with its frame index (0-based, counting intact frames) and byte
-offset, and stops; with --all it goes on past every error (resynchronising after a corrupt frame
-as salvage does, which needs a file, not a pipe) and counts them. --json prints the result as
-one JSON object on stdout.
+Prints `ok: N frames, B bytes, KIND checksums verify` (`no checksum: frames parse` for a stream
+without one, whose frames can only be checked to follow each other) when every frame verifies.
+Otherwise it reports the first error on stderr with its frame index (0-based, counting intact
+frames) and byte offset, and stops. With --all it goes on past every error (resynchronising
+after a corrupt frame as salvage does, which needs a file, not a pipe), prints each damaged
+range on stdout (`damage at bytes START..END, before frame N: REASON`) and a count on stderr.
+--json prints the result as one JSON object on stdout: `damage` is the array of damaged ranges
+({index, offset, end, kind, message}; `end` is null where it is not known: without --all, the
+stream is not read past the first error), `first_error` the first of them.
+
+An empty file is an empty stream: `ok: 0 frames`. With several FILEs, each result line starts
+with the file's name, and each file's error is printed on stderr with its name.
 
 A mapped file of 16 MiB or more is verified on every core (--threads N sets how many; 1 reads
 it on one thread): it is cut at frame boundaries found by resynchronization, which the
@@ -145,10 +203,11 @@ verified on one thread unless --schema gives the threads work; standard input, p
 --no-mmap are read on one thread.
 
 Exit status:
-  0  every frame verifies
+  0  every frame verifies (an empty file too)
   1  a frame does not verify (checksum, bound, schema) or the stream ends inside a frame
   2  the command could not do its job (missing file, unreadable schema, unknown root type,
-     a framing that cannot be told)";
+     a framing that cannot be told)
+With several FILEs, the worst status of theirs.";
 
 const RECOVER_HELP: &str = "\
 A dry run by default: it reports the intact frames, the offset just past the last of them, and
@@ -192,47 +251,52 @@ Without --schema (--format hex, the default then): one line per frame, `frame IN
 OFFSET size SIZE: ` and the first 32 payload bytes in hex; --format json prints
 {\"index\",\"offset\",\"size\",\"payload\"} with the whole payload in --bytes encoding.
 
+With several FILEs, each is printed in turn (--skip and --limit count per file). Hex lines
+start with the file's name and a colon, raw JSON objects have a \"file\" member, and the
+messages printed with --schema are as they are: one JSON stream, as cat(1) would join them.
+
 Exit status:
   0  every frame was printed (or --limit was reached)
   1  a frame does not verify (checksum, bound, schema) or the stream ends inside a frame; the
      messages before it were printed
-  2  the command could not do its job (missing file, unreadable schema, unknown root type)";
+  2  the command could not do its job (missing file, unreadable schema, unknown root type)
+With several FILEs, the worst status of theirs: a file's error does not stop the next file.";
 
 const CONVERT_HELP: &str = "\
-Reads IN (- for stdin) with --from-checksum (default: detected), verifies each frame, and
-writes it to OUT (- for stdout) framed with --to-checksum: add integrity to a plain capture
+Reads FILE (- for stdin) with --checksum (default: detected), verifies each frame, and writes
+it to -o OUT (- for stdout) framed with --to-checksum: add integrity to a plain capture
 (--to-checksum xxhash64), or strip it (--to-checksum none). Payloads are copied as they are.
 
 Exit status:
   0  every frame was converted
   1  a frame does not verify or the input ends inside a frame: OUT holds the frames before it
-  2  the command could not do its job (missing file, OUT is IN, binary output to a terminal)";
+  2  the command could not do its job (missing file, OUT is FILE, binary output to a terminal)";
 
 #[derive(Debug, Args)]
 pub(crate) struct InspectArgs {
-    /// The stream (- for standard input).
-    #[arg(value_name = "FILE")]
-    pub(crate) file: String,
+    /// The streams (- for standard input), reported on in turn.
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<String>,
     #[command(flatten)]
     pub(crate) read: ReadArgs,
-    /// Print the report as one JSON object.
+    /// Print the report as one JSON object (one line per file).
     #[arg(long)]
     pub(crate) json: bool,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct VerifyArgs {
-    /// The stream (- for standard input).
-    #[arg(value_name = "FILE")]
-    pub(crate) file: String,
+    /// The streams (- for standard input), verified in turn.
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<String>,
     #[command(flatten)]
     pub(crate) read: ReadArgs,
     #[command(flatten)]
     pub(crate) schema: SchemaArgs,
-    /// Keep going after an error and count them all.
+    /// Keep going after an error, and list every damaged range.
     #[arg(long)]
     pub(crate) all: bool,
-    /// Print the result as one JSON object.
+    /// Print the result as one JSON object (one line per file).
     #[arg(long)]
     pub(crate) json: bool,
     /// Threads to verify a mapped file on; 1 reads it on one thread. [default: every core for
@@ -307,9 +371,9 @@ pub(crate) struct PrintArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct CatArgs {
-    /// The stream (- for standard input).
-    #[arg(value_name = "FILE")]
-    pub(crate) file: String,
+    /// The streams (- for standard input), printed in turn.
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<String>,
     #[command(flatten)]
     pub(crate) read: ReadArgs,
     #[command(flatten)]
@@ -388,20 +452,16 @@ pub(crate) struct TailArgs {
 #[derive(Debug, Args)]
 pub(crate) struct ConvertArgs {
     /// The stream to read (- for standard input).
-    #[arg(value_name = "IN")]
-    pub(crate) input: String,
+    #[arg(value_name = "FILE")]
+    pub(crate) file: String,
     /// Where to write the re-framed stream (- for stdout).
-    #[arg(value_name = "OUT")]
+    #[arg(long, short = 'o', value_name = "OUT")]
     pub(crate) output: String,
     /// The checksum to frame OUT with: none, xxhash64, crc32, crc32c or crc16.
     #[arg(long, value_name = "KIND", value_parser = parse_kind)]
     pub(crate) to_checksum: ChecksumKind,
-    /// IN's checksum (default: detected from its leading frames).
-    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
-    pub(crate) from_checksum: Option<ChecksumKind>,
-    /// Largest payload accepted, in bytes [default: 2147483648].
-    #[arg(long, value_name = "BYTES")]
-    pub(crate) max_frame_len: Option<usize>,
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
 }
 
 fn parse_kind(name: &str) -> Result<ChecksumKind, String> {

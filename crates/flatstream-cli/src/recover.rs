@@ -219,7 +219,8 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
     input.check_not_output(&args.file, &args.output)?;
     let (head, complete) = input.head();
     let framing = args.read.framing.resolve(head, complete)?;
-    if framing.kind == ChecksumKind::None {
+    // An empty input is an empty stream, whatever its checksum: nothing to salvage.
+    if framing.kind == ChecksumKind::None && !(head.is_empty() && complete) {
         return Err(Failure::error(
             "salvage needs a checksummed stream: with no checksum, any bytes whose length field \
              fits would pass for a frame (use `flatstream recover` to find the intact prefix)",
@@ -309,6 +310,9 @@ fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failu
         }
     }
     if args.output == "-" {
+        if crate::failure::quiet() {
+            return Ok(()); // --quiet: the report is informational there
+        }
         std::io::stderr()
             .write_all(&text)
             .map_err(|e| Failure::io("stderr", e))

@@ -6,12 +6,13 @@
 //! and that copy is what the verifier reads.
 
 use crate::failure::{Failure, catch_quietly, io_message};
+use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer};
 use flatbuffers::{FlatBufferBuilder, VerifierOptions, WIPOffset};
-use flatbuffers_reflection::SafeBuffer;
 use flatbuffers_reflection::reflection::{
     self, BaseType, Enum, EnumArgs, EnumVal, EnumValArgs, Field, FieldArgs, KeyValue, KeyValueArgs,
     Object, ObjectArgs, SchemaArgs, Type, TypeArgs,
 };
+use flatbuffers_reflection::{FlatbufferError, SafeBuffer};
 use std::path::Path;
 
 /// A schema loaded for the process's lifetime, with the table messages are read as.
@@ -124,11 +125,131 @@ impl Verifier<'_> {
             catch_quietly(|| SafeBuffer::new_with_options(payload, schema, options).map(drop));
         let why = match outcome {
             Ok(Ok(())) => return Ok(()),
-            Ok(Err(e)) => e.to_string(),
+            Ok(Err(FlatbufferError::VerificationError(e))) => explain(&e),
+            Ok(Err(e)) => sentence(&e.to_string()),
             // The verifier indexes a union's values with the type it reads from the buffer.
             Err(panic) => format!("the reflection verifier failed on it ({panic})"),
         };
         Err(format!("not a valid {}: {why}", self.schema.root_name))
+    }
+}
+
+/// A FlatBuffer verifier's error as one clause: where (the field's path from the root table,
+/// `readings[2].name`, and its position in the payload) and what. The verifier's own Display
+/// ends in a tab-indented trace, innermost field first, with a period after the message.
+pub(crate) fn explain(e: &InvalidFlatbuffer) -> String {
+    use InvalidFlatbuffer as I;
+    let (what, trace) = match e {
+        I::MissingRequiredField {
+            required,
+            error_trace,
+        } => (
+            format!("the required field `{required}` is missing"),
+            error_trace,
+        ),
+        I::InconsistentUnion {
+            field,
+            field_type,
+            error_trace,
+        } => (
+            format!("the union `{field}` and its type `{field_type}` are not both present"),
+            error_trace,
+        ),
+        I::Utf8Error {
+            error,
+            range,
+            error_trace,
+        } => (
+            format!(
+                "the string at bytes {}..{} is not UTF-8 ({error})",
+                range.start, range.end
+            ),
+            error_trace,
+        ),
+        I::MissingNullTerminator { range, error_trace } => (
+            format!(
+                "the string at bytes {}..{} has no terminating zero",
+                range.start, range.end
+            ),
+            error_trace,
+        ),
+        I::Unaligned {
+            position,
+            unaligned_type,
+            error_trace,
+        } => (
+            format!("the {unaligned_type} at byte {position} is not aligned for its type"),
+            error_trace,
+        ),
+        I::RangeOutOfBounds { range, error_trace } => (
+            format!(
+                "bytes {}..{} are outside the payload",
+                range.start, range.end
+            ),
+            error_trace,
+        ),
+        I::SignedOffsetOutOfBounds {
+            soffset,
+            position,
+            error_trace,
+        } => (
+            format!("the offset {soffset} at byte {position} points outside the payload"),
+            error_trace,
+        ),
+        I::TooManyTables => return "it holds more tables than the verifier allows".to_owned(),
+        I::ApparentSizeTooLarge => {
+            return "it is larger than the verifier allows".to_owned();
+        }
+        I::DepthLimitReached => {
+            return "its tables nest deeper than the verifier allows".to_owned();
+        }
+        // `InvalidFlatbuffer` is not exhaustive in spirit: its own words, as one clause.
+        #[allow(unreachable_patterns)]
+        other => return sentence(&other.to_string()),
+    };
+    // The trace lists the innermost step first; a path reads from the root.
+    let mut path = String::new();
+    let mut at = None;
+    for step in trace.as_ref().iter().rev() {
+        match step {
+            ErrorTraceDetail::TableField {
+                field_name,
+                position,
+            } => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(field_name);
+                at = Some(*position);
+            }
+            ErrorTraceDetail::VectorElement { index, position } => {
+                path.push_str(&format!("[{index}]"));
+                at = Some(*position);
+            }
+            ErrorTraceDetail::UnionVariant { variant, position } => {
+                path.push_str(&format!(" (as {variant})"));
+                at = Some(*position);
+            }
+        }
+    }
+    match at {
+        Some(at) => format!("field `{path}` at payload byte {at}: {what}"),
+        None => what,
+    }
+}
+
+/// A library's message as a clause: lowercase first letter, no trailing period, one line.
+fn sentence(text: &str) -> String {
+    let text = text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches('.');
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 

@@ -31,16 +31,19 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;
 use std::ops::Range;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// One frame that failed.
+/// One damaged range: a frame that failed, or bytes that hold no frame that verifies.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct FrameError {
     /// Frames verified before it (its index among the intact frames).
     pub(crate) index: u64,
     /// Stream offset of its first byte.
     pub(crate) offset: u64,
+    /// Stream offset just past it, where that is known: the frame's end for a frame that
+    /// failed the schema, the end of the input for a torn tail, the next frame that verifies
+    /// after a corrupt one (with `--all` over a file; a reader that stops there does not know).
+    pub(crate) end: Option<u64>,
     /// "checksum", "too_large", "torn_tail", "schema", "damage" (a range with no frame that
     /// verifies, after a corrupt frame, with `--all`) or "io".
     pub(crate) kind: &'static str,
@@ -50,21 +53,52 @@ pub(crate) struct FrameError {
 
 impl FrameError {
     fn new(index: u64, offset: u64, error: &Error) -> Self {
+        let mut end = None;
         let kind = match error {
             Error::ChecksumMismatch { .. } => "checksum",
             Error::FrameTooLarge { .. } => "too_large",
-            Error::UnexpectedEof { .. } => "torn_tail",
+            Error::UnexpectedEof { present, .. } => {
+                end = Some(offset + present);
+                "torn_tail"
+            }
             Error::InvalidFlatbuffer { .. } | Error::Validation { .. } => "schema",
             _ => "io",
         };
         FrameError {
             index,
             offset,
+            end,
             kind,
             message: describe(error),
         }
     }
+
+    /// `frame N at byte offset START: what`, as every command names an error.
+    fn line(&self) -> String {
+        format!(
+            "frame {} at byte offset {}: {}",
+            self.index, self.offset, self.message
+        )
+    }
+
+    /// `frame N at bytes START..END: what` (`at byte offset START` where the end is unknown),
+    /// as `--all` lists the damaged ranges.
+    fn range_line(&self) -> String {
+        match self.end {
+            Some(end) => format!(
+                "frame {} at bytes {}..{end}: {}",
+                self.index, self.offset, self.message
+            ),
+            None => format!(
+                "frame {} at byte offset {}: {}",
+                self.index, self.offset, self.message
+            ),
+        }
+    }
 }
+
+/// How many damaged ranges a tally lists; [`Tally::errors`] counts them all.
+pub(crate) const LISTED: usize = 1 << 16;
 
 /// What verifying a run of frames found. Tallies of consecutive runs fold with
 /// [`then`](Self::then).
@@ -78,8 +112,8 @@ pub(crate) struct Tally {
     pub(crate) errors: u64,
     /// Bytes skipped as damage (with `--all`, after a corrupt frame).
     pub(crate) skipped_bytes: u64,
-    /// The first error.
-    pub(crate) first_error: Option<FrameError>,
+    /// The errors, in stream order: the first [`LISTED`] of them.
+    pub(crate) damage: Vec<FrameError>,
     /// Whether verification stopped before the end of the run (at the first error).
     #[serde(skip)]
     pub(crate) stopped: bool,
@@ -95,12 +129,13 @@ pub(crate) struct Tally {
 impl Tally {
     /// Folds in the tally of the run that follows this one in the stream.
     pub(crate) fn then(mut self, later: Tally) -> Tally {
-        if self.first_error.is_none() {
-            self.first_error = later.first_error.map(|mut e| {
-                e.index += self.frames;
+        let room = LISTED.saturating_sub(self.damage.len());
+        let frames = self.frames;
+        self.damage
+            .extend(later.damage.into_iter().take(room).map(|mut e| {
+                e.index += frames;
                 e
-            });
-        }
+            }));
         self.frames += later.frames;
         self.payload_bytes += later.payload_bytes;
         self.errors += later.errors;
@@ -113,15 +148,26 @@ impl Tally {
 
     fn error(&mut self, e: FrameError) {
         self.errors += 1;
-        if self.first_error.is_none() {
-            self.first_error = Some(e);
+        if self.damage.len() < LISTED {
+            self.damage.push(e);
         }
     }
 
-    /// Counts an intact frame and checks its payload against the schema, if any. Returns
-    /// whether it passed.
+    /// The first error.
+    pub(crate) fn first_error(&self) -> Option<&FrameError> {
+        self.damage.first()
+    }
+
+    /// Counts an intact frame, which spans `offset..end`, and checks its payload against the
+    /// schema, if any. Returns whether it passed.
     #[inline(always)]
-    fn frame(&mut self, payload: &[u8], offset: u64, schema: &mut Option<Verifier<'_>>) -> bool {
+    fn frame(
+        &mut self,
+        payload: &[u8],
+        offset: u64,
+        end: u64,
+        schema: &mut Option<Verifier<'_>>,
+    ) -> bool {
         let index = self.frames;
         self.frames += 1;
         self.payload_bytes += payload.len() as u64;
@@ -131,6 +177,7 @@ impl Tally {
             self.error(FrameError {
                 index,
                 offset,
+                end: Some(end),
                 kind: "schema",
                 message: why,
             });
@@ -148,6 +195,8 @@ pub(crate) struct Options<'a> {
     /// The bound used to resynchronise after a corrupt frame with `all`.
     pub(crate) salvage_bound: Option<usize>,
     pub(crate) schema: Option<&'a Schema>,
+    /// The length of a frame's header (length and checksum).
+    pub(crate) header_len: u64,
 }
 
 /// Verifies the frames of `bytes`, which start at a frame boundary at stream offset `base`.
@@ -209,7 +258,8 @@ fn verify_frames<'a>(
             None => break,
             Some(Ok(payload)) => {
                 largest = largest.max(payload.len());
-                if !tally.frame(payload, base + at, &mut schema) && !options.all {
+                let end = base + frames.at();
+                if !tally.frame(payload, base + at, end, &mut schema) && !options.all {
                     tally.stopped = true;
                     break;
                 }
@@ -245,7 +295,7 @@ fn resume<D: Deframer>(
         .unwrap_or_else(|| salvage_bound(tally.largest));
     let mut schema = options.schema.map(Schema::verifier);
     // `at` is an offset in `bytes`, which are in memory: it fits `usize`.
-    let rest = resync(
+    let (rest, first_end) = resync(
         &bytes[(at - base) as usize..],
         at,
         deframer,
@@ -253,6 +303,13 @@ fn resume<D: Deframer>(
         &mut schema,
         progress,
     );
+    let mut tally = tally;
+    // The corrupt frame's range ends where the bytes after it verify again.
+    if let Some(corrupt) = tally.damage.last_mut()
+        && corrupt.offset == at
+    {
+        corrupt.end = first_end;
+    }
     let mut tally = tally.then(rest);
     tally.corrupt = None;
     tally
@@ -260,7 +317,8 @@ fn resume<D: Deframer>(
 
 /// Verifies what follows a corrupt frame at stream offset `base`, the start of `bytes`:
 /// [`Salvage`] resynchronises on each next frame that verifies; each damaged range after the
-/// first (which holds the corrupt frame, already reported) counts as one error.
+/// first (which holds the corrupt frame, already reported) counts as one error. Also returns
+/// the stream offset where that first range ends.
 fn resync<D: Deframer>(
     bytes: &[u8],
     base: u64,
@@ -268,26 +326,28 @@ fn resync<D: Deframer>(
     bound: usize,
     schema: &mut Option<Verifier<'_>>,
     progress: &mut Progress,
-) -> Tally {
+) -> (Tally, Option<u64>) {
     let mut tally = Tally::default();
+    let mut first_end = None;
+    let header = flatstream::frame::header_len(deframer.checksum_size()) as u64;
     for item in Salvage::new(bytes, deframer, bound) {
         match item {
             Salvaged::Frame { offset, payload } => {
                 progress.update(base + offset);
-                tally.frame(payload, base + offset, schema);
+                let end = base + offset + header + payload.len() as u64;
+                tally.frame(payload, base + offset, end, schema);
             }
             Salvaged::Skipped { start, end } => {
                 tally.skipped_bytes += end - start;
-                if start != 0 {
+                if start == 0 {
+                    first_end = Some(base + end);
+                } else {
                     tally.error(FrameError {
                         index: tally.frames,
                         offset: base + start,
+                        end: Some(base + end),
                         kind: "damage",
-                        message: format!(
-                            "bytes {}..{} hold no frame that verifies",
-                            base + start,
-                            base + end
-                        ),
+                        message: "no frame verifies in these bytes".to_owned(),
                     });
                 }
             }
@@ -298,7 +358,7 @@ fn resync<D: Deframer>(
             _ => {}
         }
     }
-    tally
+    (tally, first_end)
 }
 
 /// The bound for resynchronising after damage when none is given: 1 MiB, or the power of two
@@ -325,7 +385,8 @@ pub(crate) fn verify_reader<M: MessageReader>(
         match reader.read_message() {
             Ok(None) => return Ok(tally),
             Ok(Some(payload)) => {
-                if !tally.frame(payload, at, &mut schema) && !options.all {
+                let end = at + options.header_len + payload.len() as u64;
+                if !tally.frame(payload, at, end, &mut schema) && !options.all {
                     tally.stopped = true;
                     return Ok(tally);
                 }
@@ -385,23 +446,24 @@ pub(crate) fn verify_parallel<D: Deframer + Sync>(
         reader.splits().iter().map(|s| (s.range(), true)).collect()
     };
     let stopped_at = AtomicUsize::new(usize::MAX);
-    let done = Mutex::new((0u64, &mut *progress));
+    let shared: &Progress = progress;
     let parts: Vec<Option<Part>> = plan
         .par_iter()
         .enumerate()
         .map(|(i, (range, known))| {
+            // Each thread adds to the bar what it verifies of its split, as it goes.
+            let mut share = shared.worker(range.start as u64..range.end as u64);
             if stopped_at.load(Ordering::Relaxed) < i {
+                share.done();
                 return None; // after an error: needed only if that split did not join
             }
-            let part = verify_split(bytes, range.clone(), *known, deframer, options, bound);
+            let part = verify_split(bytes, range.clone(), *known, deframer, options, bound, {
+                &mut share
+            });
             if part.tally.stopped || part.tally.corrupt.is_some() {
                 stopped_at.fetch_min(i, Ordering::Relaxed);
             }
-            if let Ok(mut done) = done.lock() {
-                done.0 += range.len() as u64;
-                let at = done.0;
-                done.1.update(at);
-            }
+            share.done();
             Some(part)
         })
         .collect();
@@ -415,7 +477,15 @@ pub(crate) fn verify_parallel<D: Deframer + Sync>(
         }
         let part = match part {
             Some(part) if part.first == Some(reach) => part,
-            _ => verify_split(bytes, reach..range.end, true, deframer, options, bound),
+            _ => verify_split(
+                bytes,
+                reach..range.end,
+                true,
+                deframer,
+                options,
+                bound,
+                &mut Progress::silent(),
+            ),
         };
         ended = part.tally.stopped || part.tally.corrupt.is_some();
         tally = tally.then(part.tally);
@@ -426,7 +496,15 @@ pub(crate) fn verify_parallel<D: Deframer + Sync>(
     }
     if !ended && reach < bytes.len() {
         // The walk over the headers stopped at a frame over `bound`: the rest is one split.
-        let part = verify_split(bytes, reach..bytes.len(), true, deframer, options, bound);
+        let part = verify_split(
+            bytes,
+            reach..bytes.len(),
+            true,
+            deframer,
+            options,
+            bound,
+            &mut Progress::silent(),
+        );
         tally = tally.then(part.tally);
     }
     match tally.corrupt {
@@ -446,7 +524,7 @@ struct Part {
 
 /// Verifies the frames of `bytes` that start in `range`: from `range.start` if it is `known`
 /// to be a frame boundary, else from the first frame found there by resynchronization (with
-/// frames up to `bound`).
+/// frames up to `bound`), reporting to `progress`.
 fn verify_split<D: Deframer>(
     bytes: &[u8],
     range: Range<usize>,
@@ -454,6 +532,7 @@ fn verify_split<D: Deframer>(
     deframer: &D,
     options: &Options<'_>,
     bound: usize,
+    progress: &mut Progress,
 ) -> Part {
     let first = if known {
         Some(range.start)
@@ -474,7 +553,7 @@ fn verify_split<D: Deframer>(
     };
     let mut split = SplitFrames::at_boundary(bytes, start..range.end, deframer)
         .with_max_frame_len(options.max_frame_len);
-    let tally = verify_frames(&mut split, 0, options, &mut Progress::silent());
+    let tally = verify_frames(&mut split, 0, options, progress);
     let end = usize::try_from(split.position()).unwrap_or(usize::MAX);
     Part { first, tally, end }
 }
@@ -539,19 +618,33 @@ struct Report<'a> {
     bytes: u64,
     #[serde(flatten)]
     tally: &'a Tally,
+    /// The first of `damage`.
+    first_error: Option<&'a FrameError>,
 }
 
 pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
+    let schema = match &args.schema.schema {
+        Some(path) => Some(Schema::load(path, args.schema.root_type.as_deref())?),
+        None => None,
+    };
+    crate::failure::each(&args.files, |file, several| {
+        run_one(args, schema.as_ref(), file, several)
+    })
+}
+
+/// Verifies one FILE; `several` when there are others (its lines then start with its name).
+fn run_one(
+    args: &VerifyArgs,
+    schema: Option<&Schema>,
+    file: &str,
+    several: bool,
+) -> Result<Status, Failure> {
     let access = if args.read.no_mmap {
         Access::Stream
     } else {
         Access::Map
     };
-    let mut input = Input::open(&args.file, access)?;
-    let schema = match &args.schema.schema {
-        Some(path) => Some(Schema::load(path, args.schema.root_type.as_deref())?),
-        None => None,
-    };
+    let mut input = Input::open(file, access)?;
     let max = args.read.framing.max();
     let (head, complete) = input.head();
     let framing = args.read.framing.resolve(head, complete)?;
@@ -560,7 +653,8 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
         max_frame_len: max,
         all: args.all,
         salvage_bound: args.read.framing.max_frame_len,
-        schema: schema.as_ref(),
+        schema,
+        header_len: flatstream::frame::header_len(framing.checksum.size()) as u64,
     };
     let mut progress = Progress::new("verifying", input.len());
     let name = input.name.clone();
@@ -596,17 +690,15 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
         }
     };
     progress.finish();
-    report(
-        &name,
-        &framing,
-        schema.as_ref(),
-        &tally,
+    let report = Outcome {
+        name: &name,
+        several,
+        framing: &framing,
+        schema,
+        tally,
         bytes,
-        args,
-        &head,
-        complete,
-        max,
-    )
+    };
+    report.print(args, &head, complete, max)
 }
 
 /// Mapped files from this length on are verified on every core by default. Below it, the
@@ -652,82 +744,107 @@ fn threads(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn report(
-    name: &str,
-    framing: &Framing,
-    schema: Option<&Schema>,
-    tally: &Tally,
+/// What verifying one file found, to print.
+struct Outcome<'a> {
+    name: &'a str,
+    /// Whether other files are verified too: text lines then start with `name`.
+    several: bool,
+    framing: &'a Framing,
+    schema: Option<&'a Schema>,
+    tally: Tally,
     bytes: u64,
-    args: &VerifyArgs,
-    head: &[u8],
-    complete: bool,
-    max: usize,
-) -> Result<Status, Failure> {
-    let ok = tally.errors == 0;
-    let mut first = tally.first_error.clone();
-    if let Some(e) = &mut first
-        && e.kind != "schema"
-    {
-        e.message.push_str(&detect::hint(
-            framing,
-            e.offset,
-            head,
-            complete,
-            max,
-            "--checksum",
-        ));
-    }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        let mut tally = tally.clone();
-        tally.first_error = first.clone();
-        let report = Report {
-            file: name,
-            ok,
-            framing: framing.kind.to_string(),
-            framing_detected: framing.detected,
-            schema: schema.map(|s| s.root_name),
-            bytes,
-            tally: &tally,
+}
+
+impl Outcome<'_> {
+    /// Prints the result: on success the `ok` line (or the JSON report); on failure the JSON
+    /// report, or with `--all` every damaged range, and the error for stderr.
+    fn print(
+        mut self,
+        args: &VerifyArgs,
+        head: &[u8],
+        complete: bool,
+        max: usize,
+    ) -> Result<Status, Failure> {
+        let ok = self.tally.errors == 0;
+        let (framing, tally) = (self.framing, &mut self.tally);
+        if let Some(first) = tally.damage.first_mut()
+            && first.kind != "schema"
+        {
+            first.message.push_str(&detect::hint(
+                framing,
+                first.offset,
+                head,
+                complete,
+                max,
+                "--checksum",
+            ));
+        }
+        let tally = &self.tally;
+        let prefix = if self.several {
+            format!("{}: ", self.name)
+        } else {
+            String::new()
         };
-        serde_json::to_writer(&mut out, &report).map_err(|e| Failure::stdout(e.into()))?;
-        writeln!(out).map_err(Failure::stdout)?;
-    } else if ok {
-        let against = match schema {
+        let mut out = std::io::stdout().lock();
+        if args.json {
+            let report = Report {
+                file: self.name,
+                ok,
+                framing: framing.kind.to_string(),
+                framing_detected: framing.detected,
+                schema: self.schema.map(|s| s.root_name),
+                bytes: self.bytes,
+                tally,
+                first_error: tally.first_error(),
+            };
+            serde_json::to_writer(&mut out, &report).map_err(|e| Failure::stdout(e.into()))?;
+            writeln!(out).map_err(Failure::stdout)?;
+            // The JSON report holds the errors and their counts.
+            return Ok(if ok { Status::Ok } else { Status::Damaged });
+        }
+        if ok {
+            writeln!(out, "{prefix}ok: {}", self.summary()).map_err(Failure::stdout)?;
+            return Ok(Status::Ok);
+        }
+        let first = tally.first_error().expect("an error was counted").line();
+        if !args.all {
+            return Err(Failure::damaged(first));
+        }
+        for e in &tally.damage {
+            writeln!(out, "{prefix}{}", e.range_line()).map_err(Failure::stdout)?;
+        }
+        let unlisted = tally.errors - tally.damage.len() as u64;
+        if unlisted > 0 {
+            writeln!(out, "{prefix}({unlisted} more errors, not listed)")
+                .map_err(Failure::stdout)?;
+        }
+        let stopped = if tally.stopped {
+            " (stopped at a corrupt frame: a stream read without mapping, from a pipe or with \
+             --no-mmap, cannot be resynchronised)"
+        } else {
+            ""
+        };
+        Err(Failure::damaged(format_args!(
+            "{} error(s) in {} frames, {} bytes skipped{stopped}; first: {first}",
+            tally.errors, tally.frames, tally.skipped_bytes
+        )))
+    }
+
+    /// What an intact stream holds: `N frames, B bytes, ` and what verified.
+    fn summary(&self) -> String {
+        let (frames, bytes) = (self.tally.frames, self.bytes);
+        if bytes == 0 {
+            return "0 frames, 0 bytes: an empty stream".to_owned();
+        }
+        let checked = match self.framing.kind {
+            // Nothing to verify but that each length leads to the next frame.
+            ChecksumKind::None => "no checksum: frames parse".to_owned(),
+            kind => format!("{kind} checksums verify"),
+        };
+        let against = match self.schema {
             Some(s) => format!(", every payload a valid {}", s.root_name),
             None => String::new(),
         };
-        writeln!(
-            out,
-            "ok: {} frames, {bytes} bytes, {} checksums verify{against}",
-            tally.frames, framing.kind
-        )
-        .map_err(Failure::stdout)?;
+        format!("{frames} frames, {bytes} bytes, {checked}{against}")
     }
-    if ok {
-        return Ok(Status::Ok);
-    }
-    let first = first.expect("an error was counted");
-    let line = format!(
-        "frame {} at byte offset {}: {}",
-        first.index, first.offset, first.message
-    );
-    if !args.all || args.json {
-        // The JSON report already holds the counts.
-        if args.json {
-            return Ok(Status::Damaged);
-        }
-        return Err(Failure::damaged(line));
-    }
-    let stopped = if tally.stopped {
-        " (stopped at a corrupt frame: a stream read without mapping, from a pipe or with \
-         --no-mmap, cannot be resynchronised)"
-    } else {
-        ""
-    };
-    Err(Failure::damaged(format_args!(
-        "{} error(s) in {} frames, {} bytes skipped{stopped}; first: {line}",
-        tally.errors, tally.frames, tally.skipped_bytes
-    )))
 }

@@ -125,7 +125,9 @@ pub(crate) fn describe(error: &Error) -> String {
         } => format!(
             "the stream ends inside it ({present} of its {needed} bytes present: a torn tail)"
         ),
-        Error::InvalidFlatbuffer { error, .. } => format!("invalid FlatBuffer: {error}"),
+        Error::InvalidFlatbuffer { error, .. } => {
+            format!("invalid FlatBuffer: {}", crate::schema::explain(error))
+        }
         Error::Validation { details, .. } => format!("rejected: {details}"),
         Error::Io { source, .. } => format!("read error: {}", io_message(source)),
         other => other.to_string(),

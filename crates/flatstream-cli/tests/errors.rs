@@ -18,6 +18,7 @@ fn a_missing_file_is_one_line_and_status_2() {
         &[
             "convert",
             "/no/such/file",
+            "-o",
             "/tmp/x",
             "--to-checksum",
             "none",
@@ -100,7 +101,12 @@ fn every_command_explains_its_options_and_exit_status() {
         ),
         (
             "convert",
-            &["--to-checksum", "--from-checksum", "--max-frame-len"],
+            &[
+                "-o, --output",
+                "--to-checksum",
+                "--checksum",
+                "--max-frame-len",
+            ],
         ),
     ] {
         let out = run(&[command, "--help"]);

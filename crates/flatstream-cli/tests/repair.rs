@@ -147,7 +147,7 @@ fn convert_reframes_between_every_pair_of_framings() {
         let input = dir.file("in", &telemetry(200, from));
         for to in ChecksumKind::ALL {
             let output = dir.path("out");
-            run(&["convert", &input, &output, "--to-checksum", to.name()]).ok();
+            run(&["convert", &input, "-o", &output, "--to-checksum", to.name()]).ok();
             assert_eq!(
                 std::fs::read(&output).unwrap(),
                 telemetry(200, to),
@@ -160,8 +160,9 @@ fn convert_reframes_between_every_pair_of_framings() {
         &[
             "convert",
             "-",
+            "-o",
             "-",
-            "--from-checksum",
+            "--checksum",
             "none",
             "--to-checksum",
             "xxh3",
@@ -178,11 +179,11 @@ fn convert_stops_at_damage_and_keeps_what_it_wrote() {
     let (bytes, at) = telemetry_at(100, ChecksumKind::Crc16);
     let input = dir.file("in", &flipped(&bytes, at[60] + 8, 2));
     let output = dir.path("out");
-    let line = run(&["convert", &input, &output, "--to-checksum", "none"]).one_line_error(1);
+    let line = run(&["convert", &input, "-o", &output, "--to-checksum", "none"]).one_line_error(1);
     assert_contains(&line, &format!("frame 60 at byte offset {}", at[60]));
     assert_ends_with(&line, &format!("{output} holds the 60 frames before it"));
     let written = std::fs::read(&output).unwrap();
     assert_eq!(offsets(&written, ChecksumKind::None).len(), 60);
-    let line = run(&["convert", &input, &input, "--to-checksum", "none"]).one_line_error(2);
+    let line = run(&["convert", &input, "-o", &input, "--to-checksum", "none"]).one_line_error(2);
     assert_contains(&line, "is the input file");
 }

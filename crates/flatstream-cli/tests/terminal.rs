@@ -49,7 +49,7 @@ fn the_progress_bar_shows_on_a_terminal_once_work_lasts() {
     };
     assert_eq!(out.status, 0, "{out:?}");
     assert!(out.stdout.contains("verifying ["), "{out:?}");
-    assert!(out.stdout.contains("MiB/"), "{out:?}");
+    assert!(out.stdout.contains("/11.44 MiB"), "{out:?}");
     assert!(out.stdout.contains("ok: 200000 frames"), "{out:?}");
 
     // In a pipe, never.
@@ -58,11 +58,176 @@ fn the_progress_bar_shows_on_a_terminal_once_work_lasts() {
     assert!(out.stdout.starts_with("ok: "));
 }
 
+/// One draw of the bar: bytes done, the total, and the rate (bytes a second) and time left
+/// (seconds) once they show.
+#[derive(Debug, Clone, Copy)]
+struct Draw {
+    done: f64,
+    total: f64,
+    rate: Option<f64>,
+    left: Option<f64>,
+}
+
+/// Every draw of `verifying [...] X MiB/Y MiB (R MiB/s, T left)` in a terminal's output.
+fn draws(screen: &str) -> Vec<Draw> {
+    fn bytes(text: &str) -> f64 {
+        let (n, unit) = text.trim().split_once(' ').unwrap_or((text, "B"));
+        let scale = match unit {
+            "B" => 1.0,
+            "KiB" => 1024.0,
+            "MiB" => 1024.0 * 1024.0,
+            "GiB" => 1024.0 * 1024.0 * 1024.0,
+            "TiB" => 1024.0f64.powi(4),
+            other => panic!("unit {other:?} in {text:?}"),
+        };
+        n.parse::<f64>().unwrap_or_else(|_| panic!("{text:?}")) * scale
+    }
+    fn seconds(text: &str) -> f64 {
+        text.split(' ')
+            .map(|part| {
+                let (n, unit) = part.split_at(part.len() - 1);
+                let n: f64 = n.parse().unwrap_or_else(|_| panic!("{text:?}"));
+                match unit {
+                    "s" => n,
+                    "m" => n * 60.0,
+                    "h" => n * 3600.0,
+                    other => panic!("unit {other:?} in {text:?}"),
+                }
+            })
+            .sum()
+    }
+    // The terminal's control sequences (ESC [ digits letter) out.
+    let mut plain = String::new();
+    let mut chars = screen.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            while chars.next().is_some_and(|c| !c.is_ascii_alphabetic()) {}
+        } else {
+            plain.push(c);
+        }
+    }
+    let mut out = Vec::new();
+    for part in plain.split(['\r', '\n']) {
+        let Some(at) = part.find("verifying [") else {
+            continue;
+        };
+        let rest = &part[at..];
+        let Some(close) = rest.find("] ") else {
+            continue;
+        };
+        let rest = rest[close + 2..].trim_end();
+        let (counts, rate) = match rest.split_once(" (") {
+            Some((counts, rate)) => (counts, Some(rate.trim_end_matches(')'))),
+            None => (rest, None),
+        };
+        let Some((done, total)) = counts.split_once('/') else {
+            continue;
+        };
+        let (rate, left) = match rate.and_then(|r| r.split_once("/s, ")) {
+            Some((rate, left)) => (
+                Some(bytes(rate)),
+                Some(seconds(left.trim_end_matches(" left"))),
+            ),
+            None => (None, None),
+        };
+        out.push(Draw {
+            done: bytes(done),
+            total: bytes(total),
+            rate,
+            left,
+        });
+    }
+    out
+}
+
+#[test]
+fn the_rate_and_the_time_left_hold_from_the_first_draw() {
+    let dir = Dir::new();
+    let bytes = telemetry(400_000, ChecksumKind::XxHash64);
+    let total = bytes.len() as f64;
+    let path = dir.file("t", &bytes);
+    // The bar shows after 300 ms of work: whatever it shows then, the rate cannot be more than
+    // the whole file over 300 ms (indicatif's own estimator showed terabytes a second at its
+    // first draw, and 0s left, then decayed).
+    let delay = [("FLATSTREAM_PROGRESS_DELAY_MS", "300")];
+    let started = std::time::Instant::now();
+    let args = ["verify", "-j", "1", &path, "--schema", &telemetry_bfbs()];
+    let Some(out) = in_terminal(&args, &delay) else {
+        return;
+    };
+    let wall = started.elapsed().as_secs_f64();
+    assert_eq!(out.status, 0, "{out:?}");
+    let draws = draws(&out.stdout);
+    let rated: Vec<&Draw> = draws.iter().filter(|d| d.rate.is_some()).collect();
+    if wall > 1.0 {
+        // Work that lasts past the delay and the settling time shows a rate.
+        assert!(!rated.is_empty(), "{out:?}");
+    }
+    for d in rated {
+        let (rate, left) = (d.rate.unwrap(), d.left.unwrap());
+        assert!(rate <= total / 0.3 * 1.01, "{d:?} in {:?}", out.stdout);
+        assert!(rate >= total / wall / 1.1 * (d.done / total), "{d:?}");
+        // The time left is what the rate gives for the bytes left, rounded up.
+        let expected = (d.total - d.done) / rate;
+        assert!(
+            left >= expected - 1.0 && left <= expected + 1.5 + expected * 0.02,
+            "{d:?}: {expected} s expected"
+        );
+        assert!((d.total - total).abs() <= total * 0.01, "{d:?}");
+    }
+}
+
+#[test]
+fn the_parallel_path_advances_the_bar() {
+    let dir = Dir::new();
+    let bytes = telemetry(400_000, ChecksumKind::XxHash64);
+    let total = bytes.len() as f64;
+    let path = dir.file("t", &bytes);
+    let now = [("FLATSTREAM_PROGRESS_DELAY_MS", "0")];
+    let args = ["verify", "-j", "2", &path, "--schema", &telemetry_bfbs()];
+    let Some(out) = in_terminal(&args, &now) else {
+        return;
+    };
+    assert_eq!(out.status, 0, "{out:?}");
+    let draws = draws(&out.stdout);
+    // Shown between its start and its end: the threads report as they go, not at the end.
+    let between = draws
+        .iter()
+        .filter(|d| d.done > 0.0 && d.done < total * 0.9)
+        .count();
+    assert!(between >= 2, "{draws:?}");
+    for pair in draws.windows(2) {
+        assert!(pair[0].done <= pair[1].done, "{draws:?}");
+    }
+    assert!(draws.iter().all(|d| d.done <= total * 1.001), "{draws:?}");
+}
+
+#[test]
+fn quiet_and_no_progress_show_no_bar() {
+    let dir = Dir::new();
+    let path = dir.file("t", &telemetry(200_000, ChecksumKind::XxHash64));
+    let now = [("FLATSTREAM_PROGRESS_DELAY_MS", "0")];
+    for flag in ["--quiet", "-q", "--no-progress"] {
+        let Some(out) = in_terminal(&["verify", flag, &path], &now) else {
+            return;
+        };
+        assert_eq!(out.status, 0, "{out:?}");
+        assert!(!out.stdout.contains("verifying"), "{flag}: {out:?}");
+        assert_eq!(
+            out.stdout.trim_end(),
+            format!("ok: 200000 frames, 12000000 bytes, xxhash64 checksums verify"),
+            "{flag}"
+        );
+    }
+}
+
 #[test]
 fn binary_frames_are_not_written_to_a_terminal() {
     let dir = Dir::new();
     let path = dir.file("t", &telemetry(10, ChecksumKind::Crc32));
-    let Some(out) = in_terminal(&["convert", &path, "-", "--to-checksum", "none"], &[]) else {
+    let Some(out) = in_terminal(&["convert", &path, "-o", "-", "--to-checksum", "none"], &[])
+    else {
         return;
     };
     assert_eq!(out.status, 2, "{out:?}");
