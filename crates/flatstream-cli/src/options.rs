@@ -189,7 +189,8 @@ after a corrupt frame as salvage does, which needs a file, not a pipe), prints e
 range on stdout (`damage at bytes START..END, before frame N: REASON`) and a count on stderr.
 --json prints the result as one JSON object on stdout: `damage` is the array of damaged ranges
 ({index, offset, end, kind, message}; `end` is null where it is not known: without --all, the
-stream is not read past the first error), `first_error` the first of them.
+stream is not read past the first error), `first_error` the first of them. Past 65536 ranges,
+the rest are counted (`errors`) but not listed.
 
 An empty file is an empty stream: `ok: 0 frames`. With several FILEs, each result line starts
 with the file's name, and each file's error is printed on stderr with its name.

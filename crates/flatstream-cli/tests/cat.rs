@@ -587,3 +587,35 @@ fn a_hostile_union_type_is_an_error_of_its_frame_not_a_panic() {
         assert_contains(&line, "not a valid fleet.Robot");
     }
 }
+
+#[test]
+fn a_schema_error_is_one_sentence_naming_the_field_and_the_frame() {
+    let dir = Dir::new();
+    let good = finished(|b| robot(b, &robots()[0]));
+    // The name string's length (the 4 bytes before "plain") made to run past the payload.
+    let mut bad = good.clone();
+    let at = bad.windows(5).position(|w| w == b"plain").unwrap();
+    bad[at - 4..at].copy_from_slice(&1000u32.to_le_bytes());
+    // The table's `name` field: the offset that leads to the string's length (the last such
+    // word: the vtable before the table may hold two u16 that read as one).
+    let field = (0..at - 4)
+        .step_by(4)
+        .rfind(|&p| p + u32::from_le_bytes(bad[p..p + 4].try_into().unwrap()) as usize == at - 4)
+        .unwrap();
+    let bytes = framed(ChecksumKind::Crc32, &[good.clone(), bad.clone()]);
+    let frame = 4 + 4 + good.len();
+    let path = dir.file("bad-name", &bytes);
+    for command in ["cat", "verify"] {
+        let line = run(&[command, &path, "-s", &fleet_bfbs()]).one_line_error(1);
+        assert_eq!(
+            line,
+            format!(
+                "flatstream: frame 1 at byte offset {frame}: not a valid fleet.Robot: field \
+                 `name` at payload byte {field}: bytes {}..{} are outside the payload",
+                at,
+                at + 1000
+            ),
+            "{command}"
+        );
+    }
+}

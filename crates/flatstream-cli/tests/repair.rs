@@ -165,7 +165,7 @@ fn convert_reframes_between_every_pair_of_framings() {
             "--checksum",
             "none",
             "--to-checksum",
-            "xxh3",
+            "xxhash64",
         ],
         &telemetry(50, ChecksumKind::None),
     );

@@ -1,0 +1,455 @@
+//! What every command shares, as ripgrep and fd do it: several FILEs with one result each and
+//! the worst status, `-o OUT` and `--checksum` for the input, an empty file as a clean empty
+//! stream, `--quiet`, and `--generate` for shell completions and the man page.
+
+mod common;
+use common::*;
+use flatstream::ChecksumKind;
+use std::process::{Command, Stdio};
+
+/// An intact stream, a damaged one (a flipped payload byte in frame 9), and an empty file.
+fn files(dir: &Dir) -> (String, String, String) {
+    let (bytes, at) = telemetry_at(100, ChecksumKind::Crc32);
+    let good = dir.file("good.fs", &bytes);
+    let bad = dir.file("bad.fs", &flipped(&bytes, at[9] + 12, 1));
+    let empty = dir.file("empty.fs", &[]);
+    (good, bad, empty)
+}
+
+#[test]
+fn verify_reports_each_file_by_name_and_exits_with_the_worst_status() {
+    let dir = Dir::new();
+    let (good, bad, empty) = files(&dir);
+    let missing = dir.path("missing.fs");
+    let len = std::fs::metadata(&good).unwrap().len();
+
+    let out = run(&["verify", &good, &empty]);
+    out.ok();
+    assert_eq!(
+        out.stdout,
+        format!(
+            "{good}: ok: 100 frames, {len} bytes, crc32 checksums verify\n\
+             {empty}: ok: 0 frames, 0 bytes: an empty stream\n"
+        )
+    );
+
+    // A damaged file: 1, and its error names it; the files after it are still verified.
+    let out = run(&["verify", &bad, &good]);
+    out.exits(1);
+    assert_eq!(
+        out.stdout,
+        format!("{good}: ok: 100 frames, {len} bytes, crc32 checksums verify\n")
+    );
+    assert_starts_with(
+        &out.stderr,
+        &format!("flatstream: {bad}: frame 9 at byte offset "),
+    );
+    assert_eq!(out.stderr.lines().count(), 1, "{out:?}");
+
+    // A missing file is worse: 2, whatever order.
+    for args in [[&bad, &missing, &good], [&missing, &good, &bad]] {
+        let args: Vec<&str> = std::iter::once("verify")
+            .chain(args.iter().map(|s| s.as_str()))
+            .collect();
+        let out = run(&args);
+        out.exits(2);
+        assert_contains(
+            &out.stderr,
+            &format!("flatstream: {missing}: no such file or directory\n"),
+        );
+        assert_contains(&out.stderr, &format!("flatstream: {bad}: frame 9"));
+        assert_contains(&out.stdout, &format!("{good}: ok: 100 frames"));
+    }
+
+    // --json: one object per file and per line, each with its file.
+    let out = run(&["verify", "--json", &good, &bad]);
+    out.exits(1);
+    let reports = out.json_lines();
+    assert_eq!(reports.len(), 2, "{out:?}");
+    assert_eq!(
+        (&reports[0]["file"], &reports[0]["ok"]),
+        (&good.clone().into(), &true.into())
+    );
+    assert_eq!(
+        (&reports[1]["file"], &reports[1]["ok"]),
+        (&bad.clone().into(), &false.into())
+    );
+
+    // Standard input among them, as `-`.
+    let bytes = std::fs::read(&good).unwrap();
+    let out = run_stdin(&["verify", "-", &good], &bytes);
+    out.ok();
+    assert_starts_with(&out.stdout, "stdin: ok: 100 frames");
+}
+
+#[test]
+fn inspect_and_cat_take_several_files_too() {
+    let dir = Dir::new();
+    let (good, bad, empty) = files(&dir);
+
+    let out = run(&["inspect", &good, &empty]);
+    out.ok();
+    let blocks: Vec<&str> = out.stdout.split("\n\n").collect();
+    assert_eq!(blocks.len(), 2, "{}", out.stdout);
+    assert_starts_with(blocks[0], &format!("file      {good}\n"));
+    assert_starts_with(blocks[1], &format!("file      {empty}\n"));
+    let out = run(&["inspect", "--json", &good, &bad]);
+    out.exits(1);
+    let reports = out.json_lines();
+    assert_eq!(
+        (&reports[0]["end"], &reports[1]["end"]),
+        (&"clean".into(), &"corrupt".into())
+    );
+
+    // Hex lines start with their file's name; --limit counts per file.
+    let out = run(&["cat", &good, &good, "--limit", "2"]);
+    out.ok();
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{}", out.stdout);
+    for (line, index) in lines.iter().zip([0, 1, 0, 1]) {
+        assert_starts_with(line, &format!("{good}: frame {index} offset "));
+    }
+    // Raw JSON objects name their file; messages printed through a schema stay as they are.
+    let out = run(&["cat", &good, &empty, "--format", "json", "--limit", "1"]);
+    let objects = out.ok().json_lines();
+    assert_eq!(objects.len(), 1);
+    assert_eq!(
+        (&objects[0]["file"], &objects[0]["index"]),
+        (&good.clone().into(), &0.into())
+    );
+    let bfbs = telemetry_bfbs();
+    let out = run(&["cat", &good, &good, "-s", &bfbs]);
+    let messages = out.ok().json_lines();
+    assert_eq!(messages.len(), 200);
+    assert!(messages[0].get("file").is_none(), "{}", messages[0]);
+    assert_reading(&messages[100], 0);
+
+    // A damaged file ends its own listing, with its error, and the next file is printed.
+    let out = run(&["cat", &bad, &good, "-s", &bfbs]);
+    out.exits(1);
+    assert_eq!(out.json_lines().len(), 9 + 100);
+    assert_starts_with(
+        &out.stderr,
+        &format!("flatstream: {bad}: frame 9 at byte offset "),
+    );
+}
+
+#[test]
+fn an_empty_file_is_a_clean_stream_of_zero_frames_for_every_command() {
+    let dir = Dir::new();
+    let empty = dir.file("empty.fs", &[]);
+    let out = run(&["inspect", &empty]);
+    assert_contains(
+        &out.ok().stdout,
+        "framing   none needed: the input is empty (a stream of zero frames)\n",
+    );
+    assert_contains(&out.stdout, "frames    0\n");
+    assert_eq!(
+        run(&["verify", &empty]).ok().stdout,
+        "ok: 0 frames, 0 bytes: an empty stream\n"
+    );
+    assert_eq!(
+        run_stdin(&["verify", "-"], &[]).ok().stdout,
+        "ok: 0 frames, 0 bytes: an empty stream\n"
+    );
+    assert_eq!(run(&["cat", &empty]).ok().stdout, "");
+    run(&["recover", &empty]).ok();
+    let out = dir.path("out.fs");
+    run(&["convert", &empty, "-o", &out, "--to-checksum", "xxhash64"]).ok();
+    assert_eq!(std::fs::read(&out).unwrap(), b"");
+    let out = dir.path("salvaged.fs");
+    run(&["salvage", &empty, "-o", &out]).ok();
+    assert_eq!(std::fs::read(&out).unwrap(), b"");
+
+    // And the help says so, next to the statuses it documents.
+    for command in ["inspect", "verify"] {
+        let help = run(&[command, "--help"]).ok().stdout.clone();
+        assert_contains(&help, "An empty");
+        assert_contains(&help, "(an empty file too");
+    }
+    assert_contains(
+        &run(&["--help"]).ok().stdout,
+        "An empty file is an empty stream: zero frames, clean, whatever its checksum.",
+    );
+}
+
+#[test]
+fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(400, ChecksumKind::XxHash64);
+    // Three damaged frames, far apart; the third is cut short at the end: a torn tail.
+    let mut damaged = flipped(&bytes, at[10] + 14, 4);
+    damaged[at[200] as usize + 20] ^= 8;
+    damaged.truncate(at[399] as usize + 9);
+    let path = dir.file("d.fs", &damaged);
+
+    let r = run(&["verify", "--all", "--json", &path]).exits(1).json();
+    let damage = r["damage"].as_array().unwrap();
+    assert_eq!(r["errors"], damage.len());
+    let ranges: Vec<(u64, u64, &str)> = damage
+        .iter()
+        .map(|d| {
+            (
+                d["offset"].as_u64().unwrap(),
+                d["end"].as_u64().unwrap(),
+                d["kind"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ranges,
+        [
+            (at[10], at[11], "checksum"),
+            (at[200], at[201], "damage"),
+            (at[399], damaged.len() as u64, "damage"),
+        ],
+        "{r}"
+    );
+    assert_eq!(damage[0]["index"], 10);
+    assert_eq!(damage[1]["index"], 199);
+    assert_eq!(r["first_error"], damage[0]);
+
+    // salvage skips the same bytes.
+    let salvaged = dir.path("s.fs");
+    let s = run(&["salvage", &path, "-o", &salvaged, "--json"])
+        .exits(1)
+        .json();
+    let skipped: Vec<(u64, u64)> = s["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r[0].as_u64().unwrap(), r[1].as_u64().unwrap()))
+        .collect();
+    let listed: Vec<(u64, u64)> = ranges.iter().map(|&(a, b, _)| (a, b)).collect();
+    assert_eq!(skipped, listed);
+
+    // In text: one line per range on stdout, the count and the first on stderr.
+    let out = run(&["verify", "--all", &path]);
+    let line = out.one_line_error(1);
+    assert_eq!(
+        line,
+        format!(
+            "flatstream: 3 error(s) in 397 frames, {} bytes skipped; first: frame 10 at byte \
+             offset {}: {}",
+            s["skipped_bytes"],
+            at[10],
+            damage[0]["message"].as_str().unwrap()
+        )
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "frame 10 at bytes {}..{}: {}",
+                at[10],
+                at[11],
+                damage[0]["message"].as_str().unwrap()
+            ),
+            format!(
+                "frame 199 at bytes {}..{}: no frame verifies in these bytes",
+                at[200], at[201]
+            ),
+            format!(
+                "frame 397 at bytes {}..{}: no frame verifies in these bytes",
+                at[399],
+                damaged.len()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_stream_without_a_checksum_is_said_to_parse_not_to_verify() {
+    let dir = Dir::new();
+    let bytes = telemetry(50, ChecksumKind::None);
+    let path = dir.file("plain.fs", &bytes);
+    let out = run(&["verify", &path, "-c", "none", "-s", &telemetry_bfbs()]);
+    assert_eq!(
+        out.ok().stdout,
+        format!(
+            "ok: 50 frames, {} bytes, no checksum: frames parse, every payload a valid \
+             telemetry.Telemetry\n",
+            bytes.len()
+        )
+    );
+    assert!(!out.stdout.contains("checksums verify"));
+}
+
+#[test]
+fn output_is_dash_o_and_checksum_is_the_input_s_everywhere() {
+    let dir = Dir::new();
+    let input = dir.file("in.fs", &telemetry(20, ChecksumKind::None));
+    let output = dir.path("out.fs");
+    // The old spellings are usage errors now, not another meaning.
+    let usage = run(&["convert", &input, &output, "--to-checksum", "crc32"]);
+    assert_eq!(usage.status, 2, "{usage:?}");
+    let usage = run(&[
+        "convert",
+        &input,
+        "-o",
+        &output,
+        "--from-checksum",
+        "none",
+        "--to-checksum",
+        "crc32",
+    ]);
+    assert_eq!(usage.status, 2, "{usage:?}");
+    // --checksum names the input's framing, as in every other command; -c is its short form.
+    for flag in ["--checksum", "-c"] {
+        run(&[
+            "convert",
+            &input,
+            "--output",
+            &output,
+            flag,
+            "none",
+            "--to-checksum",
+            "crc32",
+        ])
+        .ok();
+        assert_eq!(
+            std::fs::read(&output).unwrap(),
+            telemetry(20, ChecksumKind::Crc32)
+        );
+    }
+    // Every command that writes a stream has -o/--output, and every command that reads one
+    // has --checksum.
+    for command in ["salvage", "convert"] {
+        assert_contains(&run(&[command, "--help"]).ok().stdout, "-o, --output <OUT>");
+    }
+    for command in [
+        "inspect", "verify", "recover", "salvage", "cat", "convert", "tail",
+    ] {
+        assert_contains(
+            &run(&[command, "--help"]).ok().stdout,
+            "-c, --checksum <KIND>",
+        );
+    }
+}
+
+#[test]
+fn quiet_leaves_stderr_to_errors() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(50, ChecksumKind::Crc32);
+    let path = dir.file("d.fs", &flipped(&bytes, at[5] + 10, 1));
+    // salvage to stdout reports on stderr; --quiet leaves that out, not the stream.
+    let loud = run(&["salvage", &path, "-o", "-"]);
+    loud.exits(1);
+    assert_starts_with(&loud.stderr, "kept 49 frames");
+    for flag in ["--quiet", "-q"] {
+        let quiet = run(&["salvage", &path, "-o", "-", flag]);
+        quiet.exits(1);
+        assert_eq!(quiet.stderr, "");
+        assert_eq!(quiet.stdout_bytes, loud.stdout_bytes);
+    }
+    // Errors still show.
+    let line = run(&["verify", "-q", &path]).one_line_error(1);
+    assert_starts_with(&line, "flatstream: frame 5 at byte offset ");
+}
+
+/// `flatstream --generate KIND`'s output, checked to be a success with nothing on stderr.
+fn generate(kind: &str) -> String {
+    let out = run(&["--generate", kind]);
+    out.ok();
+    out.stdout
+}
+
+#[test]
+fn generate_writes_completions_that_name_every_command_and_option() {
+    let bash = generate("complete-bash");
+    assert_contains(&bash, "_flatstream() {");
+    assert_contains(&bash, "complete -F _flatstream");
+    for word in [
+        "inspect",
+        "verify",
+        "recover",
+        "salvage",
+        "cat",
+        "convert",
+        "tail",
+        "--checksum",
+        "--to-checksum",
+        "--output",
+        "--all",
+        "--quiet",
+        "--no-progress",
+        "--generate",
+        "--schema",
+        "--root-type",
+    ] {
+        assert_contains(&bash, word);
+    }
+    // The values of --checksum are not a fixed list (a parser): files after the options.
+    assert_contains(&bash, "flatstream__subcmd__verify)");
+
+    let zsh = generate("complete-zsh");
+    assert_starts_with(&zsh, "#compdef flatstream\n");
+    assert_contains(&zsh, "'--to-checksum=[The checksum to frame OUT with");
+    assert_contains(&zsh, "(verify)");
+
+    let fish = generate("complete-fish");
+    assert_contains(&fish, "complete -c flatstream");
+    assert_contains(&fish, "-a \"verify\"");
+    assert_contains(&fish, "-l all");
+
+    let powershell = generate("complete-powershell");
+    assert_contains(
+        &powershell,
+        "Register-ArgumentCompleter -Native -CommandName 'flatstream'",
+    );
+}
+
+#[test]
+fn generate_writes_a_man_page_with_every_command() {
+    let man = generate("man");
+    assert_contains(&man, "\n.TH flatstream 1 ");
+    assert_contains(&man, "\n.SH NAME\nflatstream \\- Look into, check, repair");
+    assert_contains(&man, "\n.SH SYNOPSIS\n");
+    assert_contains(&man, "\n.SH \"CONVENTIONS AND EXIT STATUS\"\n");
+    for command in [
+        "INSPECT", "VERIFY", "RECOVER", "SALVAGE", "CAT", "CONVERT", "TAIL",
+    ] {
+        assert_contains(
+            &man,
+            &format!("\n.SH \"FLATSTREAM {command}\"\n.SS SYNOPSIS\n"),
+        );
+    }
+    assert_contains(&man, "\\fB\\-\\-all\\fR");
+    assert_contains(&man, "\\fB\\-\\-to\\-checksum\\fR");
+    assert!(
+        !man.contains("\n.SH EXTRA"),
+        "clap_mangen's heading is renamed"
+    );
+
+    // groff reads it without a warning, where it is installed.
+    let Ok(mut child) = Command::new("groff")
+        .args(["-man", "-Tutf8", "-ww", "-z"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("groff is not installed: the page is not rendered here");
+        return;
+    };
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(man.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}
+
+#[test]
+fn generate_stands_alone_and_a_command_is_required_otherwise() {
+    assert_eq!(run(&["--generate", "man", "verify", "x"]).status, 2);
+    assert_eq!(run(&["--generate", "complete-tcsh"]).status, 2);
+    let out = run(&[]);
+    assert_eq!(out.status, 2, "{out:?}");
+    assert_contains(&out.stderr, "a command is required");
+}
