@@ -236,7 +236,8 @@ are skipped: pass --max-frame-len to keep them. Standard input is read whole int
 Exit status:
   0  nothing was skipped: OUT is a copy of the input's frames
   1  damaged ranges were skipped: OUT holds every intact frame
-  2  the command could not do its job (missing file, a stream without a checksum, OUT is FILE)";
+  2  the command could not do its job (missing file, a stream without a checksum, OUT is FILE,
+     a framing that cannot be told)";
 
 const CAT_HELP: &str = "\
 With --schema, one JSON object per message and per line (--format json, the default then):
@@ -260,7 +261,8 @@ Exit status:
   0  every frame was printed (or --limit was reached)
   1  a frame does not verify (checksum, bound, schema) or the stream ends inside a frame; the
      messages before it were printed
-  2  the command could not do its job (missing file, unreadable schema, unknown root type)
+  2  the command could not do its job (missing file, unreadable schema, unknown root type,
+     a framing that cannot be told)
 With several FILEs, the worst status of theirs: a file's error does not stop the next file.";
 
 const CONVERT_HELP: &str = "\
@@ -271,7 +273,8 @@ it to -o OUT (- for stdout) framed with --to-checksum: add integrity to a plain 
 Exit status:
   0  every frame was converted
   1  a frame does not verify or the input ends inside a frame: OUT holds the frames before it
-  2  the command could not do its job (missing file, OUT is FILE, binary output to a terminal)";
+  2  the command could not do its job (missing file, OUT is FILE, binary output to a terminal,
+     a framing that cannot be told)";
 
 #[derive(Debug, Args)]
 pub(crate) struct InspectArgs {

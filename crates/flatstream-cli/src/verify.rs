@@ -342,12 +342,18 @@ fn resync<D: Deframer>(
                 if start == 0 {
                     first_end = Some(base + end);
                 } else {
+                    let message = if end == bytes.len() as u64 {
+                        "no frame verifies in these bytes, up to the end of the stream (a torn \
+                         tail, or damage)"
+                    } else {
+                        "no frame verifies in these bytes"
+                    };
                     tally.error(FrameError {
                         index: tally.frames,
                         offset: base + start,
                         end: Some(base + end),
                         kind: "damage",
-                        message: "no frame verifies in these bytes".to_owned(),
+                        message: message.to_owned(),
                     });
                 }
             }

@@ -208,6 +208,15 @@ fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
     assert_eq!(damage[0]["index"], 10);
     assert_eq!(damage[1]["index"], 199);
     assert_eq!(r["first_error"], damage[0]);
+    // The same list on every core, however the file is cut into splits.
+    for split in ["1000", "4093"] {
+        let parallel = run_with(
+            &["verify", "--all", "--json", "-j", "2", &path],
+            None,
+            &[("FLATSTREAM_SPLIT_LEN", split)],
+        );
+        assert_eq!(parallel.exits(1).json()["damage"], r["damage"], "{split}");
+    }
 
     // salvage skips the same bytes.
     let salvaged = dir.path("s.fs");
@@ -251,11 +260,40 @@ fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
                 at[200], at[201]
             ),
             format!(
-                "frame 397 at bytes {}..{}: no frame verifies in these bytes",
+                "frame 397 at bytes {}..{}: no frame verifies in these bytes, up to the end of \
+                 the stream (a torn tail, or damage)",
                 at[399],
                 damaged.len()
             ),
         ]
+    );
+}
+
+#[test]
+fn a_framing_that_cannot_be_told_is_status_2_as_every_help_says() {
+    let dir = Dir::new();
+    // All-zero bytes read alike with no checksum and with the CRCs (of empty payloads).
+    let zeros = dir.file("zeros.fs", &[0; 64]);
+    let out = dir.path("out.fs");
+    for args in [
+        &["verify", &zeros][..],
+        &["cat", &zeros],
+        &["salvage", &zeros, "-o", &out],
+        &["convert", &zeros, "-o", &out, "--to-checksum", "none"],
+        &["tail", &zeros],
+    ] {
+        let line = run(args).one_line_error(2);
+        assert_contains(&line, "cannot tell the stream's framing");
+        let help = run(&[args[0], "--help"]).ok().stdout.clone();
+        let status = &help[help.find("\n  2  ").expect("status 2 is documented")..];
+        assert_contains(status, "a framing that cannot be told");
+    }
+    // inspect reports it (its job is to say what a stream is), with status 1, as its help says.
+    let r = run(&["inspect", &zeros, "--json"]).exits(1).json();
+    assert!(r["framing"].is_null(), "{r}");
+    assert_contains(
+        &run(&["inspect", "--help"]).ok().stdout,
+        "  1  the stream ends in a torn tail or a corrupt frame, or its framing cannot be told",
     );
 }
 
