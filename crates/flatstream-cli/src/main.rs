@@ -34,6 +34,7 @@ mod input;
 mod inspect;
 mod json;
 mod options;
+mod pack;
 mod progress;
 mod recover;
 mod schema;
@@ -65,6 +66,7 @@ fn main() -> ExitCode {
         Command::Cat(args) => cat::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Tail(args) => tail::run(&args),
+        Command::Pack(args) => pack::run(&args),
     };
     match result {
         Ok(status) => status.into(),
