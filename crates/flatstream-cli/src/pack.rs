@@ -76,7 +76,9 @@ pub(crate) fn run(args: &PackArgs) -> Result<Status, Failure> {
                     continue;
                 };
                 verifier.verify(payload).map_err(|why| {
-                    bad(&format_args!("the message built from it does not verify: {why}"))
+                    bad(&format_args!(
+                        "the message built from it does not verify: {why}"
+                    ))
                 })?;
                 writer.write_payload(payload).map_err(|e| match e {
                     Error::FrameTooLarge { .. } => bad(&e),

@@ -77,11 +77,11 @@ impl Schema {
         // flatc writes "" for a schema without one; an identifier is 4 bytes.
         let file_ident = schema.file_ident().filter(|i| is_root && i.len() == 4);
         let schema = if is_root {
-                schema
-            } else {
-                let copy: &'static [u8] = Box::leak(reroot(&schema, root).into_boxed_slice());
-                parse(copy).map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
-            };
+            schema
+        } else {
+            let copy: &'static [u8] = Box::leak(reroot(&schema, root).into_boxed_slice());
+            parse(copy).map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
+        };
         let fields = schema
             .objects()
             .iter()

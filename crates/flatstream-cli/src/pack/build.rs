@@ -177,7 +177,11 @@ impl<'s> Packer<'s> {
         value: &'v Value<'v>,
     ) -> Built<Vec<Option<&'v Value<'v>>>> {
         let Value::Object(members) = value else {
-            let kind = if object.is_struct() { "struct" } else { "table" };
+            let kind = if object.is_struct() {
+                "struct"
+            } else {
+                "table"
+            };
             return Err(Bad::new(expected(
                 &format!("an object (a {} {kind})", object.name()),
                 value,
@@ -253,7 +257,11 @@ impl<'s> Packer<'s> {
                     Slot::Offset(self.table(b, child, value, depth + 1)?)
                 }
             }
-            other => return Err(Bad::new(format!("fields of type {other:?} are not supported"))),
+            other => {
+                return Err(Bad::new(format!(
+                    "fields of type {other:?} are not supported"
+                )));
+            }
         }))
     }
 
@@ -391,8 +399,7 @@ impl<'s> Packer<'s> {
             _ if is_scalar(element) => {
                 let size = scalar_size(element);
                 let mut bytes = vec![0; items.len() * size];
-                for (i, (item, out)) in items.iter().zip(bytes.chunks_exact_mut(size)).enumerate()
-                {
+                for (i, (item, out)) in items.iter().zip(bytes.chunks_exact_mut(size)).enumerate() {
                     scalar::read(self.schema, element, ty.index(), item)
                         .map_err(|e| Bad::new(e).index(i))?
                         .write_le(out);
@@ -524,7 +531,11 @@ impl<'s> Packer<'s> {
                     .map_err(|e| e.index(i))?;
                 }
             }
-            other => return Err(Bad::new(format!("struct fields of type {other:?} are not supported"))),
+            other => {
+                return Err(Bad::new(format!(
+                    "struct fields of type {other:?} are not supported"
+                )));
+            }
         }
         Ok(())
     }
@@ -637,7 +648,12 @@ fn raw_vector(b: &mut FlatBufferBuilder<'static>, bytes: &[u8], count: usize, al
 /// Standard base64 (RFC 4648), padded or not.
 fn from_base64(text: &str) -> Result<Vec<u8>, Bad> {
     let digits = text.trim_end_matches('=');
-    let bad = || Bad::new(format!("not base64: {}", Value::String(text.into()).describe()));
+    let bad = || {
+        Bad::new(format!(
+            "not base64: {}",
+            Value::String(text.into()).describe()
+        ))
+    };
     if text.len() - digits.len() > 2 || digits.len() % 4 == 1 {
         return Err(bad());
     }
@@ -664,18 +680,19 @@ fn from_base64(text: &str) -> Result<Vec<u8>, Bad> {
 
 /// Hexadecimal, two digits per byte, either case.
 fn from_hex(text: &str) -> Result<Vec<u8>, Bad> {
-    let bad = || Bad::new(format!("not hex: {}", Value::String(text.into()).describe()));
+    let bad = || {
+        Bad::new(format!(
+            "not hex: {}",
+            Value::String(text.into()).describe()
+        ))
+    };
+    let digit = |c: u8| char::from(c).to_digit(16).ok_or_else(bad);
     if text.len() % 2 != 0 {
         return Err(bad());
     }
     text.as_bytes()
         .chunks_exact(2)
-        .map(|pair| {
-            std::str::from_utf8(pair)
-                .ok()
-                .and_then(|p| u8::from_str_radix(p, 16).ok())
-                .ok_or_else(bad)
-        })
+        .map(|pair| Ok((digit(pair[0])? << 4 | digit(pair[1])?) as u8))
         .collect()
 }
 

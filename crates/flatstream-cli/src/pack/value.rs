@@ -405,11 +405,7 @@ mod tests {
             ("\"abc", 5, "the line ends inside a string"),
             ("{\"a\" 1}", 6, "expected `:`"),
         ] {
-            assert_eq!(
-                parse(text),
-                Err(SyntaxError { column, what }),
-                "{text:?}"
-            );
+            assert_eq!(parse(text), Err(SyntaxError { column, what }), "{text:?}");
         }
         let deep = "[".repeat(MAX_NESTING + 1);
         assert_eq!(
