@@ -8,7 +8,11 @@
 //! before it.
 
 mod build;
+mod bytes;
+mod pieces;
 mod scalar;
+#[cfg(test)]
+mod tests;
 mod value;
 
 use crate::failure::{Failure, Status, catch_quietly};

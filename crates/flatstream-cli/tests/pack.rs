@@ -580,3 +580,35 @@ fn floats_are_read_at_their_own_width_bit_for_bit() {
         assert_eq!(got.to_bits(), v.to_bits(), "{v:e}");
     }
 }
+
+#[test]
+fn binary_output_to_a_terminal_is_refused() {
+    use std::process::{Command, Stdio};
+    // A pseudo-terminal from `script` (util-linux), as in terminal.rs; without it, untested.
+    let available = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        eprintln!("`script` (util-linux) is not installed: the terminal is not tested here");
+        return;
+    }
+    let line = format!(
+        "{} pack -s '{}'",
+        env!("CARGO_BIN_EXE_flatstream"),
+        telemetry_bfbs()
+    );
+    let mut cmd = Command::new("script");
+    cmd.args(["-q", "-e", "-c", &line, "/dev/null"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let out = bounded(cmd, None);
+    assert_eq!(out.status, 2, "{out:?}");
+    assert_contains(
+        &out.stdout,
+        "flatstream: refusing to write binary frames to a terminal: redirect stdout or pass a file",
+    );
+}

@@ -8,6 +8,8 @@
 //! its offset, padding zero) and are pushed inline in pieces of their alignment, so that they
 //! land aligned and contiguous.
 
+use super::bytes::{from_base64, from_hex};
+use super::pieces::{push_struct, raw_vector};
 use super::scalar::{self, Scalar, expected};
 use super::value::Value;
 use crate::json::{is_scalar, scalar_size};
@@ -563,167 +565,9 @@ fn string(b: &mut FlatBufferBuilder<'static>, value: &Value<'_>) -> Built<u32> {
     }
 }
 
-/// A piece of a struct or a vector of scalars, pushed as a scalar of its size so that the
-/// builder aligns it.
-#[derive(Clone, Copy)]
-enum Piece {
-    B1(u8),
-    B2(u16),
-    B4(u32),
-    B8(u64),
-}
-
-impl Piece {
-    /// `bytes` (1, 2, 4 or 8 of them) as one piece.
-    fn of(bytes: &[u8]) -> Piece {
-        match *bytes {
-            [a, b] => Piece::B2(u16::from_le_bytes([a, b])),
-            [a, b, c, d] => Piece::B4(u32::from_le_bytes([a, b, c, d])),
-            [a, b, c, d, e, f, g, h] => Piece::B8(u64::from_le_bytes([a, b, c, d, e, f, g, h])),
-            [a, ..] => Piece::B1(a),
-            [] => Piece::B1(0),
-        }
-    }
-
-    fn push(self, b: &mut FlatBufferBuilder<'static>) -> u32 {
-        match self {
-            Piece::B1(v) => b.push(v).value(),
-            Piece::B2(v) => b.push(v).value(),
-            Piece::B4(v) => b.push(v).value(),
-            Piece::B8(v) => b.push(v).value(),
-        }
-    }
-
-    fn push_slot(self, b: &mut FlatBufferBuilder<'static>, voffset: VOffsetT) {
-        match self {
-            Piece::B1(v) => b.push_slot_always(voffset, v),
-            Piece::B2(v) => b.push_slot_always(voffset, v),
-            Piece::B4(v) => b.push_slot_always(voffset, v),
-            Piece::B8(v) => b.push_slot_always(voffset, v),
-        }
-    }
-}
-
-/// Pushes a struct's `bytes` (a multiple of `align`, 1, 2, 4 or 8) as pieces of `align`
-/// bytes, last first: each piece lands aligned, so no padding comes between them and the
-/// struct starts aligned. With `slot`, the first piece (the struct's start) goes into that
-/// slot of the table under construction. Returns the struct's offset (outside a table).
-fn push_struct(
-    b: &mut FlatBufferBuilder<'static>,
-    bytes: &[u8],
-    align: usize,
-    slot: Option<VOffsetT>,
-) -> u32 {
-    let mut pieces = bytes.chunks_exact(align).rev().map(Piece::of).peekable();
-    let mut at = 0;
-    while let Some(piece) = pieces.next() {
-        match slot {
-            Some(voffset) if pieces.peek().is_none() => piece.push_slot(b, voffset),
-            _ => at = piece.push(b),
-        }
-    }
-    at
-}
-
-/// Writes a vector of `count` elements whose bytes are `bytes`, aligned to `align` (1, 2, 4
-/// or 8); returns its offset.
-fn raw_vector(b: &mut FlatBufferBuilder<'static>, bytes: &[u8], count: usize, align: usize) -> u32 {
-    if bytes.len() == count {
-        // One byte per element: the bytes as they are.
-        return b.create_vector(bytes).value();
-    }
-    let pieces = bytes.len() / align;
-    match align {
-        2 => b.start_vector::<u16>(pieces),
-        4 => b.start_vector::<u32>(pieces),
-        8 => b.start_vector::<u64>(pieces),
-        _ => b.start_vector::<u8>(pieces),
-    }
-    for piece in bytes.chunks_exact(align).rev() {
-        Piece::of(piece).push(b);
-    }
-    b.end_vector::<u8>(count).value()
-}
-
-/// Standard base64 (RFC 4648), padded or not.
-fn from_base64(text: &str) -> Result<Vec<u8>, Bad> {
-    let digits = text.trim_end_matches('=');
-    let bad = || {
-        Bad::new(format!(
-            "not base64: {}",
-            Value::String(text.into()).describe()
-        ))
-    };
-    if text.len() - digits.len() > 2 || digits.len() % 4 == 1 {
-        return Err(bad());
-    }
-    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in digits.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return Err(bad()),
-        };
-        acc = acc << 6 | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Ok(out)
-}
-
-/// Hexadecimal, two digits per byte, either case.
-fn from_hex(text: &str) -> Result<Vec<u8>, Bad> {
-    let bad = || {
-        Bad::new(format!(
-            "not hex: {}",
-            Value::String(text.into()).describe()
-        ))
-    };
-    let digit = |c: u8| char::from(c).to_digit(16).ok_or_else(bad);
-    if text.len() % 2 != 0 {
-        return Err(bad());
-    }
-    text.as_bytes()
-        .chunks_exact(2)
-        .map(|pair| Ok((digit(pair[0])? << 4 | digit(pair[1])?) as u8))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::base64;
-
-    #[test]
-    fn base64_reads_back_what_cat_writes() {
-        for len in 0..40u8 {
-            let bytes: Vec<u8> = (0..len).map(|i| i.wrapping_mul(37) ^ 0xa5).collect();
-            let mut text = Vec::new();
-            base64(&bytes, &mut text);
-            let text = String::from_utf8(text).unwrap();
-            assert_eq!(from_base64(&text), Ok(bytes.clone()), "{text}");
-            assert_eq!(from_base64(text.trim_end_matches('=')), Ok(bytes));
-        }
-        for bad in ["A", "AB=C", "AB===", "A*==", "Zg==="] {
-            assert!(from_base64(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn hex_reads_either_case() {
-        assert_eq!(from_hex("00ffA0"), Ok(vec![0, 0xff, 0xa0]));
-        assert_eq!(from_hex(""), Ok(vec![]));
-        for bad in ["0", "0g", "+1", "é0"] {
-            assert!(from_hex(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn paths_name_the_field_from_the_message_down() {
