@@ -1,4 +1,4 @@
-//! `flatstream`: look into, check, repair, salvage, convert and print streams of FlatBuffers
+//! `flatstream`: look into, check, repair, salvage, convert, print and pack streams of FlatBuffers
 //! messages framed by flatstream.
 //!
 //! ```text
