@@ -15,7 +15,7 @@ Exit status:
   2  the command could not do its job: a missing or unreadable file or schema, a bad option,
      a framing that cannot be told from the data";
 
-/// Look into, check, repair, salvage, convert, print and pack (from JSON) streams of FlatBuffers messages.
+/// Look into, check, repair, salvage, convert, print and pack streams of FlatBuffers messages.
 ///
 /// A stream is frames laid end to end: [u32 LE payload length][checksum of the payload: 0, 2, 4
 /// or 8 bytes][payload]. Nothing in the stream says which checksum it uses: without
