@@ -365,7 +365,7 @@ fn non_finite(v: f64) -> &'static str {
     }
 }
 
-fn is_scalar(base: BaseType) -> bool {
+pub(crate) fn is_scalar(base: BaseType) -> bool {
     matches!(
         base,
         BaseType::UType
@@ -383,7 +383,7 @@ fn is_scalar(base: BaseType) -> bool {
     )
 }
 
-fn scalar_size(base: BaseType) -> usize {
+pub(crate) fn scalar_size(base: BaseType) -> usize {
     match base {
         BaseType::Short | BaseType::UShort => 2,
         BaseType::Int | BaseType::UInt | BaseType::Float => 4,

@@ -1,4 +1,4 @@
-//! `flatstream`: look into, check, repair, salvage, convert and print streams of FlatBuffers
+//! `flatstream`: look into, check, repair, salvage, convert, print and pack streams of FlatBuffers
 //! messages framed by flatstream.
 //!
 //! ```text
@@ -49,6 +49,7 @@ mod input;
 mod inspect;
 mod json;
 mod options;
+mod pack;
 mod progress;
 mod recover;
 mod schema;
@@ -99,6 +100,7 @@ fn main() -> ExitCode {
         Command::Cat(args) => cat::run(&args),
         Command::Convert(args) => convert::run(&args),
         Command::Tail(args) => tail::run(&args),
+        Command::Pack(args) => pack::run(&args),
     };
     match result {
         Ok(status) => status.into(),

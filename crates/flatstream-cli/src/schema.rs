@@ -22,6 +22,9 @@ pub(crate) struct Schema {
     pub(crate) root: usize,
     /// Its full name (`fleet.Robot`).
     pub(crate) root_name: &'static str,
+    /// The file identifier its buffers carry: the schema's `file_identifier`, if the message
+    /// table is the schema's own `root_type` (flatc writes it for that table only).
+    pub(crate) file_ident: Option<&'static str>,
     /// Each object's fields in declaration order, deprecated ones left out.
     fields: Vec<Vec<Field<'static>>>,
 }
@@ -70,13 +73,16 @@ impl Schema {
                 }
             },
         };
-        let schema =
-            if schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name()) {
-                schema
-            } else {
-                let copy: &'static [u8] = Box::leak(reroot(&schema, root).into_boxed_slice());
-                parse(copy).map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
-            };
+        let is_root =
+            schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name());
+        // flatc writes "" for a schema without one; an identifier is 4 bytes.
+        let file_ident = schema.file_ident().filter(|i| is_root && i.len() == 4);
+        let schema = if is_root {
+            schema
+        } else {
+            let copy: &'static [u8] = Box::leak(reroot(&schema, root).into_boxed_slice());
+            parse(copy).map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
+        };
         let fields = schema
             .objects()
             .iter()
@@ -92,6 +98,7 @@ impl Schema {
             schema,
             root,
             root_name,
+            file_ident,
             fields,
         })
     }
