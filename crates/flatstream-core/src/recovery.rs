@@ -1,9 +1,12 @@
 //! Recovery: find where the intact part of a stream ends, and cut a torn tail off a journal.
 
+use crate::decode::Decoder;
 use crate::error::Error;
 use crate::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::framer::Deframer;
 use crate::frames::Frames;
+use crate::split::first_confirmed;
+use alloc::vec;
 
 /// How a scanned stream ended.
 #[derive(Debug)]
@@ -14,11 +17,41 @@ pub enum StreamEnd {
     /// The data ends inside a frame that starts at [`Recovery::valid_len`]: it needs `needed`
     /// bytes in all (the header size while the header itself is incomplete) and has `present`.
     /// This is what a writer that died mid-frame leaves behind.
+    ///
+    /// Before calling an end a torn tail, a scan looks past the frame: if frames follow it, the
+    /// end is [`Damaged`](Self::Damaged) or [`Ambiguous`](Self::Ambiguous) instead.
     TornTail {
         /// Bytes the frame needs in all, header included.
         needed: u64,
         /// Bytes of the frame that are present.
         present: u64,
+    },
+    /// The frame at [`Recovery::valid_len`] runs past the end of the data, as a torn tail
+    /// would, but intact frames follow it: from `resumes_at` on, frames whose checksums verify
+    /// chain as a split's first frames must ([`SplitFrames`](crate::SplitFrames)). The frame's
+    /// length field is damaged; cutting at `valid_len` would lose the frames after it, which
+    /// [`Salvage`](crate::Salvage) keeps. Only a stream with a checksum ends so.
+    Damaged {
+        /// Bytes the damaged frame declares in all, header included.
+        needed: u64,
+        /// Bytes from the damaged frame's start to the end of the data.
+        present: u64,
+        /// Offset of the first intact frame after it.
+        resumes_at: u64,
+    },
+    /// In a stream without a checksum, the frame at [`Recovery::valid_len`] runs past the end
+    /// of the data, and from `resumes_at` on the bytes after its header parse as a chain of
+    /// frames, each within the bound, that ends exactly at the end of the data and holds at
+    /// least [`Recover::AMBIGUOUS_CHAIN`] frames that are not empty. A torn tail whose payload
+    /// happens to parse so, or a damaged length followed by intact frames: nothing in the data
+    /// tells which. See "What a scan cannot tell apart" on [`Recover`].
+    Ambiguous {
+        /// Bytes the frame declares in all, header included.
+        needed: u64,
+        /// Bytes from the frame's start to the end of the data.
+        present: u64,
+        /// Where the frames that parse up to the end start.
+        resumes_at: u64,
     },
     /// The frame at [`Recovery::valid_len`] is corrupt: the error says how
     /// ([`Error::FrameTooLarge`] for a length over the bound, [`Error::ChecksumMismatch`], or
@@ -35,7 +68,8 @@ pub struct Recovery {
     /// Of those, frames a validating deframer rejected for their content (the frame itself is
     /// whole and its checksum, if any, verified).
     pub rejected: u64,
-    /// The offset just past the last intact frame: the length to truncate a journal to.
+    /// The offset just past the last intact frame before the end or the damage: the length
+    /// to truncate a journal with a torn tail to.
     pub valid_len: u64,
     /// Bytes in the input.
     pub scanned: u64,
@@ -47,6 +81,11 @@ impl Recovery {
     /// Whether the stream ended exactly after its last frame.
     pub fn is_clean(&self) -> bool {
         matches!(self.end, StreamEnd::Clean)
+    }
+
+    /// Whether the stream ends in a torn tail: what [`RepairPolicy::TornTail`] cuts.
+    pub fn is_torn_tail(&self) -> bool {
+        matches!(self.end, StreamEnd::TornTail { .. })
     }
 
     /// Bytes after the last intact frame: what truncating to [`valid_len`](Self::valid_len)
@@ -91,14 +130,46 @@ impl Recovery {
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
 ///
+/// # Telling a torn tail from a damaged length
+///
+/// A frame whose declared length runs past the end of the data is what a writer that died
+/// mid-frame leaves, and also what a damaged length field in the middle of a stream looks
+/// like: the length points past the end, and the frames after it are read as its payload.
+/// Before calling an end a torn tail, a scan looks past the frame's start:
+///
+/// * **With a checksum**, it searches the bytes after the frame's start for a frame whose
+///   checksum verifies, that is not all zeros, and that the next frames confirm, as a split
+///   finds its first frame ([`SplitFrames`](crate::SplitFrames), with
+///   [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS)). If there is one, the end is
+///   [`StreamEnd::Damaged`] and [`repair_file`](Self::repair_file) refuses to cut it; if not,
+///   the end is a torn tail. The search reads one length per offset and computes checksums
+///   only where a chain of whole frames is present, so it costs about what resynchronizing a
+///   split costs, over no more than the bytes after the frame's start (fewer than the frame
+///   declares, so within the bound).
+/// * **Without a checksum** nothing verifies, and a torn frame's payload may hold any bytes.
+///   A scan checks whether, from some offset after the frame's header, the bytes parse as a
+///   chain of frames within the bound that ends exactly at the end of the data and holds at
+///   least [`AMBIGUOUS_CHAIN`](Self::AMBIGUOUS_CHAIN) frames that are not empty: intact frames
+///   after a damaged length do, and the torn payload of a crashed append rarely does. If so,
+///   the end is [`StreamEnd::Ambiguous`] ("in doubt"), and `repair_file` cuts it only under
+///   [`RepairPolicy::AssumeTornTail`]; if not, it is a torn tail. The check is one pass
+///   backwards over the bytes after the frame's start, with one byte of memory for each.
+///
 /// # What a scan cannot tell apart
 ///
 /// The stream records neither where frames start nor whether the writer finished, so some
 /// damage looks exactly like some other damage:
 ///
-/// * **A corrupt length that points past the end looks like a torn tail**, with or without a
-///   checksum: the checksum covers the payload, and the payload is not all there to check.
-///   Only a length over the bound is recognised as corrupt.
+/// * **Damage to one of the last frames can look like a torn tail.** A damaged length in the
+///   last frame is a torn tail to any reader (no frame follows). With a checksum, a damaged
+///   length followed by fewer than [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS)
+///   + 1 intact frames and then a torn frame is one too, and so are intact frames of zero
+///   bytes (see below). Without a checksum, a damaged length followed by fewer than
+///   [`AMBIGUOUS_CHAIN`](Self::AMBIGUOUS_CHAIN) non-empty frames is, and so is any damaged
+///   length followed by intact frames and then a torn one.
+/// * **A torn payload that holds framed data** (a stream stored inside a stream) looks like
+///   damage: its inner frames verify. The scan then reports [`StreamEnd::Damaged`], and
+///   `repair_file` refuses, which loses nothing.
 /// * **Without a checksum, corruption inside a payload is invisible**, and a corrupt length that
 ///   stays inside the data shifts every later frame boundary: the scan then reads payload bytes
 ///   as headers and may report anything, including a clean end. Only a checksum detects it.
@@ -109,10 +180,13 @@ impl Recovery {
 /// * **A frame rejected by a validating deframer is intact**: its boundaries are known, so the
 ///   scan counts it in [`Recovery::rejected`] and goes on.
 ///
-/// To keep the intact frames that follow a corrupt one, use [`Salvage`](crate::Salvage).
+/// Passing the bound the stream was written with ([`with_max_frame_len`](Self::with_max_frame_len))
+/// turns most damaged lengths into a [`StreamEnd::Corrupt`] frame before any look past it. To
+/// keep the intact frames that follow a corrupt or damaged one, use [`Salvage`](crate::Salvage).
 ///
 /// A scan does one pass and costs what reading the stream costs: each frame's checksum is
-/// computed once. It allocates nothing over a slice.
+/// computed once, and the look past a frame that runs off the end is bounded as above. Over a
+/// slice it allocates nothing, except for that look in a stream without a checksum.
 #[derive(Debug, Clone)]
 pub struct Recover<D> {
     deframer: D,
@@ -129,15 +203,33 @@ pub type Truncate = RepairPolicy;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RepairPolicy {
-    /// Cut a torn tail only. If a frame is corrupt the file is left as it is and the corruption
-    /// is returned as an error: the bytes after it may hold intact frames worth salvaging.
+    /// Cut a torn tail only. If a frame is corrupt or its length damaged
+    /// ([`StreamEnd::Corrupt`], [`StreamEnd::Damaged`]), or if the end is in doubt
+    /// ([`StreamEnd::Ambiguous`]), the file is left as it is and that is returned as an error:
+    /// the bytes after it may hold intact frames worth salvaging.
     TornTail,
+    /// As [`TornTail`](Self::TornTail), and cut an [`StreamEnd::Ambiguous`] end too, as the
+    /// torn tail it may be: for a journal without a checksum whose writer is known to have
+    /// died mid-append. A corrupt frame or a damaged length is still refused.
+    AssumeTornTail,
     /// Cut everything after the last intact frame, corrupt frames and what follows them
     /// included.
     AfterLastGoodFrame,
 }
 
 impl<D: Deframer> Recover<D> {
+    /// How many frames that are not empty a chain after a frame that runs off the end must
+    /// hold, in a stream without a checksum, for the end to be [`StreamEnd::Ambiguous`]
+    /// rather than a torn tail: a first frame and
+    /// [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS) more, as many as a split's
+    /// resynchronization asks of a checksummed stream.
+    ///
+    /// A torn payload's small integers and offsets (a FlatBuffer starts with one) often parse
+    /// as a frame or two that end where the data does; three are rare, except in payloads made
+    /// of small 32-bit integers. Chains of empty frames never count: zeros are what a file
+    /// system leaves after a crash. `docs/robustness.md` gives the measurements.
+    pub const AMBIGUOUS_CHAIN: usize = 3;
+
     /// A scanner for streams framed as `deframer` expects.
     pub fn new(deframer: D) -> Self {
         Recover {
@@ -160,7 +252,9 @@ impl<D: Deframer> Recover<D> {
         &self.deframer
     }
 
-    /// Scans `bytes` from the start. Works without `std` and allocates nothing.
+    /// Scans `bytes` from the start. Works without `std`; allocates nothing, except to look
+    /// past a frame that runs off the end of a stream without a checksum (one byte per byte
+    /// after its start).
     pub fn scan(&self, bytes: &[u8]) -> Recovery {
         let mut it = Frames::new(bytes, &self.deframer).with_max_frame_len(self.max_frame_len);
         let mut frames = 0;
@@ -173,7 +267,7 @@ impl<D: Deframer> Recover<D> {
                     frames += 1;
                     rejected += 1;
                 }
-                Some(Err(e)) => break classify(e),
+                Some(Err(e)) => break self.classify(e, |at| &bytes[at as usize..]),
             }
         };
         Recovery {
@@ -184,22 +278,87 @@ impl<D: Deframer> Recover<D> {
             end,
         }
     }
+
+    /// A framing error that ends a scan: end-of-data inside a frame is a torn tail unless
+    /// frames follow it (the bytes from the frame's start to the end, which `rest` gives,
+    /// say), anything else is corruption.
+    fn classify<'a>(&self, e: Error, rest: impl FnOnce(u64) -> &'a [u8]) -> StreamEnd {
+        match e {
+            Error::UnexpectedEof {
+                offset,
+                needed,
+                present,
+            } => self.look_past(rest(offset), offset, needed, present),
+            e => StreamEnd::Corrupt(e),
+        }
+    }
+
+    /// How a stream ends whose frame at `offset` runs past the end of the data: `rest` is
+    /// the bytes from that frame's start to the end. See "Telling a torn tail from a damaged
+    /// length" on [`Recover`].
+    fn look_past(&self, rest: &[u8], offset: u64, needed: u64, present: u64) -> StreamEnd {
+        let resumes = if self.deframer.checksum_size() > 0 {
+            // A frame may resume anywhere after the damaged one's first byte: its length field
+            // is not to be trusted, so neither is where its header says the payload starts.
+            first_confirmed(rest, 1, &self.deframer, self.max_frame_len).map(|at| (at, true))
+        } else {
+            let decoder = Decoder::new(&self.deframer).with_max_frame_len(self.max_frame_len);
+            chain_to_end(&decoder, rest, Self::AMBIGUOUS_CHAIN).map(|at| (at, false))
+        };
+        match resumes {
+            None => StreamEnd::TornTail { needed, present },
+            Some((at, verified)) => {
+                let resumes_at = offset + at as u64;
+                if verified {
+                    StreamEnd::Damaged {
+                        needed,
+                        present,
+                        resumes_at,
+                    }
+                } else {
+                    StreamEnd::Ambiguous {
+                        needed,
+                        present,
+                        resumes_at,
+                    }
+                }
+            }
+        }
+    }
 }
 
-/// A framing error that ends a scan: end-of-data inside a frame is a torn tail, anything else
-/// is corruption.
-fn classify(e: Error) -> StreamEnd {
-    match e {
-        Error::UnexpectedEof {
-            needed, present, ..
-        } => StreamEnd::TornTail { needed, present },
-        e => StreamEnd::Corrupt(e),
+/// In `rest`, which starts with a frame whose length runs past its end, the first offset after
+/// that frame's header from which the bytes parse as frames within the decoder's bound that
+/// end exactly at the end of `rest`, `min` of them or more not empty. Frames are parsed as
+/// the decoder parses them, unverified ([`Decoder::unverified_len`]).
+///
+/// One pass backwards: the chain from an offset is that frame and the chain from where it
+/// ends, which lies further on, so each offset is parsed once. One byte of memory per byte of
+/// `rest` holds, for each offset, whether its chain ends at the end and how many frames in it
+/// are not empty (counted up to `min`).
+fn chain_to_end<D: Deframer>(decoder: &Decoder<D>, rest: &[u8], min: usize) -> Option<usize> {
+    let header = decoder.header_len();
+    if rest.len() <= header {
+        return None;
     }
+    // 0: no chain from here ends at the end; 1 + n: one does, with n non-empty frames.
+    let top = u8::try_from(min).unwrap_or(u8::MAX - 1).saturating_add(1);
+    let mut chain = vec![0u8; rest.len() + 1];
+    chain[rest.len()] = 1;
+    for at in (header..rest.len()).rev() {
+        if let Some(len) = decoder.unverified_len(&rest[at..]) {
+            let after = chain[at + len];
+            if after > 0 {
+                chain[at] = (after + u8::from(len > header)).min(top);
+            }
+        }
+    }
+    (header..rest.len()).find(|&at| chain[at] == top)
 }
 
 #[cfg(feature = "std")]
 mod io_helpers {
-    use super::{Recover, Recovery, RepairPolicy, StreamEnd, classify};
+    use super::{Recover, Recovery, RepairPolicy, StreamEnd};
     use crate::error::{Error, Result};
     use crate::framer::Deframer;
     use crate::reader::StreamReader;
@@ -211,34 +370,53 @@ mod io_helpers {
         /// bounded by the largest frame, as when reading). After a corrupt frame the rest of
         /// the source is read and counted in [`Recovery::scanned`], not parsed.
         ///
+        /// It reaches the same verdict as [`scan`](Self::scan) over the same bytes: where a
+        /// frame runs past the end, the bytes from its start to the end (fewer than it
+        /// declares, so within the bound, and already in the reader's buffer) are looked
+        /// through as `scan` does.
+        ///
         /// I/O errors are returned as [`Error::Io`]; `Interrupted` is retried.
         pub fn scan_reader<R: Read>(&self, source: R) -> Result<Recovery> {
             let mut reader =
                 StreamReader::new(source, &self.deframer).with_max_frame_len(self.max_frame_len);
             let mut frames = 0;
             let mut rejected = 0;
-            let end = loop {
+            let error = loop {
                 match reader.read_message() {
-                    Ok(None) => break StreamEnd::Clean,
+                    Ok(None) => break None,
                     Ok(Some(_)) => frames += 1,
                     Err(e) if e.is_content_error() => {
                         frames += 1;
                         rejected += 1;
                     }
                     Err(e @ Error::Io { .. }) => return Err(e),
-                    Err(e) => break classify(e),
+                    Err(e) => break Some(e),
                 }
             };
             let valid_len = reader.position();
-            let scanned = match &end {
-                StreamEnd::Clean => valid_len,
-                StreamEnd::TornTail { present, .. } => valid_len + present,
-                StreamEnd::Corrupt(_) => {
-                    let buffered = reader.buffer().len() as u64;
-                    let rest = io::copy(reader.get_mut(), &mut io::sink())
-                        .map_err(|e| Error::io(e, valid_len))?;
-                    valid_len + buffered + rest
-                }
+            let Some(error) = error else {
+                return Ok(Recovery {
+                    frames,
+                    rejected,
+                    valid_len,
+                    scanned: valid_len,
+                    end: StreamEnd::Clean,
+                });
+            };
+            // The unread bytes: at the end of the source inside a frame, the reader holds
+            // them all (or, for a source in memory, the source does).
+            let (mut source, mut rest) = reader.into_parts();
+            let (end, scanned) = if matches!(error, Error::UnexpectedEof { .. }) {
+                source
+                    .read_to_end(&mut rest)
+                    .map_err(|e| Error::io(e, valid_len))?;
+                let scanned = valid_len + rest.len() as u64;
+                (self.classify(error, |_| &rest), scanned)
+            } else {
+                let unread =
+                    io::copy(&mut source, &mut io::sink()).map_err(|e| Error::io(e, valid_len))?;
+                let scanned = valid_len + rest.len() as u64 + unread;
+                (StreamEnd::Corrupt(error), scanned)
             };
             Ok(Recovery {
                 frames,
@@ -254,9 +432,23 @@ mod io_helpers {
         /// the last intact frame. The file is synced to disk before this returns, truncated or
         /// not: every frame it keeps is then on disk.
         ///
-        /// The file must be open for reading and writing. With [`RepairPolicy::TornTail`], a
-        /// corrupt frame leaves the file untouched and is returned as the error (a
-        /// [`Error::ChecksumMismatch`] or [`Error::FrameTooLarge`] at that frame's offset).
+        /// The file must be open for reading and writing. With [`RepairPolicy::TornTail`],
+        /// only a torn tail is cut: anything else after the last intact frame leaves the file
+        /// untouched (nothing is written to it) and is returned as the error, at that frame's
+        /// offset:
+        ///
+        /// * a corrupt frame: [`Error::ChecksumMismatch`] or [`Error::FrameTooLarge`];
+        /// * a frame that runs past the end but is followed by intact frames
+        ///   ([`StreamEnd::Damaged`]): [`Error::DamagedLength`], which says where they resume
+        ///   ([`Salvage`](crate::Salvage) keeps them);
+        /// * with no checksum, an end in doubt ([`StreamEnd::Ambiguous`]):
+        ///   [`Error::AmbiguousTail`]; [`RepairPolicy::AssumeTornTail`] cuts it.
+        ///
+        /// Pass the bound the stream was written with
+        /// ([`with_max_frame_len`](Self::with_max_frame_len)): a length over it is known to be
+        /// corrupt without looking further. The scan reads the file as
+        /// [`scan_reader`](Self::scan_reader) does: memory stays within the largest frame, and
+        /// where a frame runs past the end, the bytes after its start (fewer than it declares).
         ///
         /// ```
         /// use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, RepairPolicy, StreamWriter};
@@ -283,9 +475,30 @@ mod io_helpers {
         pub fn repair_file(&self, file: &mut File, policy: RepairPolicy) -> Result<Recovery> {
             file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(e, 0))?;
             let recovery = self.scan_reader(&mut *file)?;
+            let offset = recovery.valid_len;
             match recovery.end {
-                StreamEnd::Corrupt(e) if policy == RepairPolicy::TornTail => return Err(e),
-                _ => {}
+                StreamEnd::Clean | StreamEnd::TornTail { .. } => {}
+                _ if policy == RepairPolicy::AfterLastGoodFrame => {}
+                StreamEnd::Ambiguous { .. } if policy == RepairPolicy::AssumeTornTail => {}
+                StreamEnd::Corrupt(e) => return Err(e),
+                StreamEnd::Damaged {
+                    needed, resumes_at, ..
+                } => {
+                    return Err(Error::DamagedLength {
+                        offset,
+                        needed,
+                        resumes_at,
+                    });
+                }
+                StreamEnd::Ambiguous {
+                    needed, resumes_at, ..
+                } => {
+                    return Err(Error::AmbiguousTail {
+                        offset,
+                        needed,
+                        resumes_at,
+                    });
+                }
             }
             let at = recovery.valid_len;
             if recovery.discarded() > 0 {
