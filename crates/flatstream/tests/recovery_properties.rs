@@ -194,3 +194,24 @@ fn one_damaged_length_in_ten_thousand_frames_is_damage() {
     );
     assert_eq!(after, bytes);
 }
+
+/// The default without a checksum rests on this: torn tails of FlatBuffers telemetry are not in
+/// doubt, so a crashed append is cut without `AssumeTornTail`. Every cut of 300 readings.
+#[test]
+fn torn_tails_of_telemetry_without_a_checksum_are_not_in_doubt() {
+    use flatstream_test_support::telemetry::Reading;
+    let mut w = StreamWriter::new(Vec::new(), flatstream::DefaultFramer);
+    let mut bounds = vec![0];
+    for i in 0..300 {
+        w.write(&Reading::nth(i * 7919)).unwrap();
+        bounds.push(w.bytes_written() as usize);
+    }
+    let bytes = w.into_inner();
+    let recover = Recover::new(flatstream::DefaultDeframer);
+    for cut in 0..=bytes.len() {
+        let r = recover.scan(&bytes[..cut]);
+        let start = *bounds.iter().rfind(|&&b| b <= cut).unwrap();
+        assert_eq!(r.valid_len, start as u64, "cut {cut}");
+        assert_eq!(r.is_torn_tail(), start != cut, "cut {cut}: {:?}", r.end);
+    }
+}
