@@ -160,14 +160,14 @@ impl Recovery {
 /// The stream records neither where frames start nor whether the writer finished, so some
 /// damage looks exactly like some other damage:
 ///
-/// * **Damage to one of the last frames can look like a torn tail.** A damaged length in the
-///   last frame is a torn tail to any reader (no frame follows). With a checksum, so is a
-///   damaged length followed by intact frames and then a torn frame, when fewer intact frames
-///   than [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS) plus one come before the torn
-///   one, and so are intact frames of zero bytes (see below). Without a checksum, a damaged
-///   length followed by fewer than
-///   [`AMBIGUOUS_CHAIN`](Self::AMBIGUOUS_CHAIN) non-empty frames is, and so is any damaged
-///   length followed by intact frames and then a torn one.
+/// * **Damage near the end can look like a torn tail.** A damaged length in the last frame is
+///   a torn tail to any reader: no frame follows it. With a checksum, so is a damaged length
+///   followed only by frames of zero bytes (see below), or by one or two intact frames and
+///   then a torn one (the confirmations
+///   [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS) asks for are missing). Without a
+///   checksum, so is a damaged length followed by fewer than
+///   [`AMBIGUOUS_CHAIN`](Self::AMBIGUOUS_CHAIN) non-empty frames, or by intact frames and
+///   then a torn one.
 /// * **A torn payload that holds framed data** (a stream stored inside a stream) looks like
 ///   damage: its inner frames verify. The scan then reports [`StreamEnd::Damaged`], and
 ///   `repair_file` refuses, which loses nothing.
@@ -217,8 +217,9 @@ impl<D: Deframer> Recover<D> {
 
     /// Sets the largest payload accepted (default [`DEFAULT_MAX_FRAME_LEN`]); a frame declaring
     /// more ends the scan as [`StreamEnd::Corrupt`] with [`Error::FrameTooLarge`]. Use the bound
-    /// the stream was written with: it is what turns most corrupt lengths from a "torn tail"
-    /// into a detected corruption.
+    /// the stream was written with: a length over it is known to be corrupt without looking
+    /// past it, and a tight bound leaves the look past a frame that runs off the end (and a
+    /// torn tail's own length) less room to be wrong.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self
@@ -331,7 +332,7 @@ fn chain_to_end<D: Deframer>(decoder: &Decoder<D>, rest: &[u8], min: usize) -> O
         if let Some(len) = decoder.unverified_len(&rest[at..]) {
             let after = chain[at + len];
             if after > 0 {
-                chain[at] = (after + u8::from(len > header)).min(top);
+                chain[at] = after.saturating_add(u8::from(len > header)).min(top);
             }
         }
     }
