@@ -216,14 +216,27 @@ With several FILEs, the worst status of theirs.";
 const RECOVER_HELP: &str = "\
 A dry run by default: it reports the intact frames, the offset just past the last of them, and
 how the stream ends, and changes nothing. With --truncate it cuts the file at that offset,
-byte-exact, and syncs it, so that a writer can reopen it and append: only a torn tail is cut,
-unless --cut-corrupt also allows cutting a corrupt frame and everything after it (run salvage
-first to keep the intact frames that follow a corrupt one).
+byte-exact, and syncs it, so that a writer can reopen it and append. Only a torn tail is cut
+(a frame cut short, with no intact frame after it); anything else leaves the file as it is:
+
+  corrupt    a frame fails its checksum or declares more than --max-frame-len
+  damaged    a frame declares a length past the end of the file, but frames whose checksums
+             verify follow it: its length is damaged, and cutting would lose them. Run salvage
+             to keep them
+  ambiguous  no checksum: a frame declares a length past the end of the file, and the bytes
+             after it parse as three or more non-empty frames that end exactly at the end of
+             the file. Nothing tells a torn tail from a damaged length followed by intact
+             frames: --force cuts it as a torn tail
+
+--cut-corrupt cuts a corrupt or damaged frame and everything after it (run salvage first to
+keep the intact frames that follow it). Pass the bound the stream was written with
+(--max-frame-len): a length over it is known to be corrupt.
 
 Exit status:
-  0  the stream ends clean, or --truncate cut its damaged tail
-  1  the stream is damaged and was left as it is (a dry run, or a corrupt frame without
-     --cut-corrupt)
+  0  the stream ends clean, or --truncate cut its end (a torn tail; with --cut-corrupt or
+     --force, what they allow)
+  1  the stream is damaged and was left as it is (a dry run; or with --truncate, a corrupt or
+     damaged frame without --cut-corrupt, an ambiguous end without --force)
   2  the command could not do its job (missing file, --truncate on standard input)";
 
 const SALVAGE_HELP: &str = "\
@@ -322,9 +335,13 @@ pub(crate) struct RecoverArgs {
     /// Cut the file after its last intact frame (default: report only, change nothing).
     #[arg(long)]
     pub(crate) truncate: bool,
-    /// With --truncate, also cut a corrupt frame and everything after it.
+    /// With --truncate, also cut a corrupt or damaged frame and everything after it.
     #[arg(long, requires = "truncate")]
     pub(crate) cut_corrupt: bool,
+    /// With --truncate, cut an ambiguous end (no checksum: frames parse after it) as a torn
+    /// tail.
+    #[arg(long, requires = "truncate")]
+    pub(crate) force: bool,
     /// Print the report as one JSON object.
     #[arg(long)]
     pub(crate) json: bool,

@@ -26,10 +26,13 @@ struct RecoverReport {
     valid_len: u64,
     /// Bytes in the input.
     scanned: u64,
-    /// "clean", "torn_tail" or "corrupt".
+    /// "clean", "torn_tail", "damaged" (a length past the end with intact frames after it),
+    /// "ambiguous" (no checksum: frames parse after it up to the end) or "corrupt".
     end: &'static str,
     /// The damage in words.
     detail: Option<String>,
+    /// For "damaged" and "ambiguous": where the frames after the damage start.
+    resumes_at: Option<u64>,
     /// Bytes after `valid_len`.
     discarded: u64,
     /// Whether the file was cut at `valid_len`.
@@ -38,22 +41,48 @@ struct RecoverReport {
 
 impl RecoverReport {
     fn new(name: &str, framing: &Framing, r: &Recovery, truncated: bool, hint: String) -> Self {
+        let (frame, at) = (r.frames, r.valid_len);
+        let mut resumes = None;
         let (end, detail) = match &r.end {
             StreamEnd::Clean => ("clean", None),
             StreamEnd::TornTail { needed, present } => (
                 "torn_tail",
                 Some(format!(
-                    "frame {} at byte offset {}: the stream ends inside it ({present} of its \
-                     {needed} bytes present: a torn tail){hint}",
-                    r.frames, r.valid_len
+                    "frame {frame} at byte offset {at}: the stream ends inside it ({present} of \
+                     its {needed} bytes present, and no intact frame after it: a torn tail){hint}"
                 )),
             ),
+            StreamEnd::Damaged {
+                needed, resumes_at, ..
+            } => {
+                resumes = Some(*resumes_at);
+                (
+                    "damaged",
+                    Some(format!(
+                        "frame {frame} at byte offset {at} declares {needed} bytes, past the end \
+                         of the input, but intact frames follow from byte offset {resumes_at}: \
+                         its length is damaged, not a torn tail{hint}"
+                    )),
+                )
+            }
+            StreamEnd::Ambiguous {
+                needed, resumes_at, ..
+            } => {
+                resumes = Some(*resumes_at);
+                (
+                    "ambiguous",
+                    Some(format!(
+                        "frame {frame} at byte offset {at} declares {needed} bytes, past the end \
+                         of the input, and the bytes from offset {resumes_at} parse as frames up \
+                         to the end: a torn tail or a damaged length followed by intact frames, \
+                         which a stream without a checksum cannot tell apart{hint}"
+                    )),
+                )
+            }
             StreamEnd::Corrupt(e) => (
                 "corrupt",
                 Some(format!(
-                    "frame {} at byte offset {}: {}{hint}",
-                    r.frames,
-                    r.valid_len,
+                    "frame {frame} at byte offset {at}: {}{hint}",
                     describe(e)
                 )),
             ),
@@ -67,6 +96,7 @@ impl RecoverReport {
             scanned: r.scanned,
             end,
             detail,
+            resumes_at: resumes,
             discarded: r.discarded(),
             truncated,
         }
@@ -86,9 +116,20 @@ impl RecoverReport {
         let action = match (r.discarded, r.truncated) {
             (0, _) => "nothing to cut".to_owned(),
             (n, true) => format!("cut {n} bytes: the file now ends at {}", r.valid_len),
-            (n, false) if r.end == "corrupt" => format!(
-                "{n} bytes from offset {} on start with a corrupt frame: `flatstream salvage` \
-                 keeps the intact frames among them, --truncate --cut-corrupt cuts them all",
+            (n, false) if r.end == "corrupt" || r.end == "damaged" => format!(
+                "{n} bytes from offset {} on start with a {} frame: `flatstream salvage` \
+                 keeps the intact frames among them; --truncate refuses to cut them, \
+                 --truncate --cut-corrupt cuts them all",
+                r.valid_len,
+                if r.end == "corrupt" {
+                    "corrupt"
+                } else {
+                    "damaged"
+                }
+            ),
+            (n, false) if r.end == "ambiguous" => format!(
+                "{n} bytes after offset {} may hold intact frames: --truncate refuses to cut \
+                 them, --truncate --force cuts them as a torn tail",
                 r.valid_len
             ),
             (n, false) => format!(
@@ -177,6 +218,8 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
         })?;
     let policy = if args.cut_corrupt {
         RepairPolicy::AfterLastGoodFrame
+    } else if args.force {
+        RepairPolicy::AssumeTornTail
     } else {
         RepairPolicy::TornTail
     };
@@ -187,6 +230,28 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
             Ok(Status::Ok)
         }
         Err(Error::Io { source, .. }) => Err(Failure::io(path, source)),
+        Err(Error::DamagedLength {
+            offset,
+            needed,
+            resumes_at,
+        }) => Err(Failure::damaged(format_args!(
+            "the frame at byte offset {offset} declares {needed} bytes, past the end of the \
+             file, but intact frames follow from byte offset {resumes_at}: its length is \
+             damaged, not a torn tail; the file is left as it is: run `flatstream salvage` to \
+             keep the intact frames after it, or add --cut-corrupt to cut it and everything \
+             after it"
+        ))),
+        Err(Error::AmbiguousTail {
+            offset,
+            needed,
+            resumes_at,
+        }) => Err(Failure::damaged(format_args!(
+            "the frame at byte offset {offset} declares {needed} bytes, past the end of the \
+             file, and the bytes from offset {resumes_at} parse as frames up to the end: a torn \
+             tail, or a damaged length followed by intact frames, which a stream without a \
+             checksum cannot tell apart; the file is left as it is: add --force to cut it as a \
+             torn tail"
+        ))),
         Err(e) => {
             let offset = e.offset();
             let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");

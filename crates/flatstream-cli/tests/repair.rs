@@ -187,3 +187,148 @@ fn convert_stops_at_damage_and_keeps_what_it_wrote() {
     let line = run(&["convert", &input, "-o", &input, "--to-checksum", "none"]).one_line_error(2);
     assert_contains(&line, "is the input file");
 }
+
+/// Each damaged-length case of a small stream, for every checksummed framing: the high byte
+/// set to 0x7f, and a high or a low bit flipped, in each byte of each frame's length field.
+fn damaged_lengths(bytes: &[u8], at: &[u64]) -> Vec<(usize, Vec<u8>)> {
+    let mut cases = Vec::new();
+    for (frame, &start) in at.iter().enumerate() {
+        for byte in start..start + 4 {
+            for damage in [0x80, 0x01] {
+                cases.push((frame, flipped(bytes, byte, damage)));
+            }
+        }
+        let mut high = bytes.to_vec();
+        high[start as usize + 3] = 0x7f;
+        cases.push((frame, high));
+    }
+    cases
+}
+
+/// `recover --truncate` on every damaged length of a test stream: it cuts nothing but a
+/// damaged last frame; anywhere else it exits 1, leaves the file byte for byte as it was, and
+/// points to salvage.
+#[test]
+fn truncate_refuses_every_damaged_length_that_intact_frames_follow() {
+    let dir = Dir::new();
+    for kind in [
+        ChecksumKind::XxHash64,
+        ChecksumKind::Crc32,
+        ChecksumKind::Crc16,
+        ChecksumKind::Crc32c,
+    ] {
+        let (bytes, at) = telemetry_at(6, kind);
+        let last = at.len() - 1;
+        for (frame, damaged) in damaged_lengths(&bytes, &at) {
+            let path = dir.file("damaged", &damaged);
+            let out = run(&["recover", &path, "--truncate", "--checksum", kind.name()]);
+            let case = format!("{kind}, frame {frame}: {out:?}");
+            if frame == last && out.status == 0 {
+                // A damaged last frame is a torn tail to any reader: only it is cut.
+                assert_eq!(
+                    std::fs::read(&path).unwrap(),
+                    &bytes[..at[last] as usize],
+                    "{case}"
+                );
+                continue;
+            }
+            let line = out.one_line_error(1);
+            assert_contains(&line, "flatstream salvage");
+            assert_contains(&line, &format!("byte offset {}", at[frame]));
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                damaged,
+                "{case}: left as it is"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_damaged_length_is_reported_as_damage_with_where_the_frames_resume() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(1000, ChecksumKind::XxHash64);
+    let mut damaged = bytes.clone();
+    damaged[at[100] as usize + 3] = 0x7f;
+    let path = dir.file("damaged", &damaged);
+    let r = run(&["recover", &path, "--json"]).exits(1).json();
+    assert_eq!(
+        (
+            &r["end"],
+            &r["valid_len"],
+            &r["resumes_at"],
+            &r["truncated"]
+        ),
+        (
+            &"damaged".into(),
+            &at[100].into(),
+            &at[101].into(),
+            &false.into()
+        )
+    );
+    let text = run(&["recover", &path]).exits(1).stdout.clone();
+    assert_contains(&text, "its length is damaged, not a torn tail");
+    assert_contains(&text, "`flatstream salvage` keeps the intact frames");
+    // Salvage keeps every other frame; --cut-corrupt, asked, cuts from the damage on.
+    let clean = dir.path("clean");
+    let r = run(&["salvage", &path, "-o", &clean, "--json"])
+        .exits(1)
+        .json();
+    assert_eq!(r["frames"], 999);
+    run(&["recover", &path, "--truncate", "--cut-corrupt"]).ok();
+    assert_eq!(std::fs::read(&path).unwrap(), &bytes[..at[100] as usize]);
+}
+
+#[test]
+fn genuine_torn_tails_are_still_cut_exactly() {
+    let dir = Dir::new();
+    for kind in ChecksumKind::ALL {
+        let (bytes, at) = telemetry_at(40, kind);
+        let last = *at.last().unwrap() as usize;
+        for cut in last + 1..bytes.len() {
+            let path = dir.file("torn", &bytes[..cut]);
+            let out = run(&["recover", &path, "--truncate", "--checksum", kind.name()]);
+            assert_eq!(out.status, 0, "{kind}, cut at {cut}: {out:?}");
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                &bytes[..last],
+                "{kind}, cut at {cut}"
+            );
+        }
+    }
+}
+
+/// Without a checksum: a damaged length followed by three or more frames that parse to the end
+/// is in doubt, and --truncate cuts it only with --force.
+#[test]
+fn without_a_checksum_an_end_in_doubt_is_cut_only_with_force() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(20, ChecksumKind::None);
+    let mut damaged = bytes.clone();
+    damaged[at[10] as usize + 3] = 0x7f;
+    let path = dir.file("doubt", &damaged);
+    let r = run(&["recover", &path, "--json", "--checksum", "none"])
+        .exits(1)
+        .json();
+    assert_eq!(
+        (&r["end"], &r["resumes_at"]),
+        (&"ambiguous".into(), &at[11].into())
+    );
+    let line = run(&["recover", &path, "--truncate", "--checksum", "none"]).one_line_error(1);
+    assert_contains(&line, "cannot tell apart");
+    assert_contains(&line, "--force");
+    assert_eq!(std::fs::read(&path).unwrap(), damaged, "left as it is");
+
+    run(&[
+        "recover",
+        &path,
+        "--truncate",
+        "--force",
+        "--checksum",
+        "none",
+    ])
+    .ok();
+    assert_eq!(std::fs::read(&path).unwrap(), &bytes[..at[10] as usize]);
+    // --force needs --truncate.
+    run(&["recover", &path, "--force"]).exits(2);
+}

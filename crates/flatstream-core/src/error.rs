@@ -110,6 +110,45 @@ pub enum Error {
         offset: u64,
     },
 
+    /// A frame declares a length that runs past the end of the data, as a torn tail's would,
+    /// yet intact frames follow it: frames whose checksums verify start at `resumes_at`. Its
+    /// length field is damaged, and cutting the data at `offset` would lose them.
+    ///
+    /// Raised by [`Recover::repair_file`](crate::Recover::repair_file), which then leaves the
+    /// file as it is; [`Salvage`](crate::Salvage) keeps the intact frames. See
+    /// [`StreamEnd::Damaged`](crate::StreamEnd::Damaged).
+    #[error(
+        "frame at offset {offset} declares {needed} bytes, past the end of the data, but intact frames follow from offset {resumes_at}: its length is damaged, not a torn tail"
+    )]
+    DamagedLength {
+        /// Offset of the frame whose length is damaged.
+        offset: u64,
+        /// Bytes the frame declares in all, header included.
+        needed: u64,
+        /// Offset of the first intact frame after it.
+        resumes_at: u64,
+    },
+
+    /// In a stream without a checksum, a frame declares a length that runs past the end of the
+    /// data, and from `resumes_at` on the bytes parse as frames that end exactly at the end of
+    /// the data: a torn tail whose payload happens to parse so, or a damaged length followed
+    /// by intact frames. Without a checksum nothing tells them apart.
+    ///
+    /// Raised by [`Recover::repair_file`](crate::Recover::repair_file) under
+    /// [`RepairPolicy::TornTail`](crate::RepairPolicy::TornTail), which then leaves the file
+    /// as it is. See [`StreamEnd::Ambiguous`](crate::StreamEnd::Ambiguous).
+    #[error(
+        "frame at offset {offset} declares {needed} bytes, past the end of the data, and the bytes from offset {resumes_at} parse as frames up to the end: a torn tail or a damaged length, which a stream without a checksum cannot tell apart"
+    )]
+    AmbiguousTail {
+        /// Offset of the frame that runs past the end.
+        offset: u64,
+        /// Bytes the frame declares in all, header included.
+        needed: u64,
+        /// Where the frames that parse up to the end start.
+        resumes_at: u64,
+    },
+
     /// A validator rejected the payload.
     #[error("validation failed for frame at offset {offset}: {details}")]
     Validation {
@@ -146,7 +185,9 @@ impl Error {
             | Error::ChecksumMismatch { offset, .. }
             | Error::InvalidFlatbuffer { offset, .. }
             | Error::Validation { offset, .. }
-            | Error::Unsplittable { offset } => *offset,
+            | Error::Unsplittable { offset }
+            | Error::DamagedLength { offset, .. }
+            | Error::AmbiguousTail { offset, .. } => *offset,
         }
     }
 

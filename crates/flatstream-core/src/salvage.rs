@@ -36,7 +36,9 @@ pub enum Salvaged<'a> {
 
 /// Iterates over every intact frame of a damaged checksummed stream, skipping the damage.
 ///
-/// [`Recover`](crate::Recover) stops at the first corrupt frame. [`Salvage`] goes on: it
+/// [`Recover`](crate::Recover) stops at the first corrupt frame, or at a damaged length it
+/// finds intact frames after ([`StreamEnd::Damaged`](crate::StreamEnd::Damaged), which
+/// [`repair_file`](crate::Recover::repair_file) refuses to cut). [`Salvage`] goes on: it
 /// skips the damaged bytes and resynchronises on the next position where a frame's length fits
 /// the bound and the data, and its checksum verifies. It yields, in stream order, every frame
 /// it keeps and every byte range it skipped, which together cover the input exactly once.

@@ -117,8 +117,9 @@ pub const DEFAULT_CONFIRMATIONS: usize = 2;
 ///
 /// # Work
 ///
-/// Each offset examined costs a header read and, where the declared length fits the bound and
-/// the data, one checksum over the payload (and up to `K` more for the confirmations). As for
+/// Each offset examined costs a header read, and up to `K` more while the declared lengths
+/// chain (each fits the bound and the data); only where the whole chain is present are the
+/// checksums computed, over the candidate's payload and up to `K` more. As for
 /// [`Salvage`](crate::Salvage), **pass the bound your writer used**: with the 2 GiB default a
 /// hostile range can cost a checksum over large spans per byte examined.
 #[derive(Debug, Clone)]
@@ -255,6 +256,9 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
 
     /// Whether a frame that is not all zeros starts at `at` and the next frames chain.
     fn confirmed(&self, at: usize) -> bool {
+        if !self.chains(at) {
+            return false;
+        }
         let Some(mut pos) = self.intact(at, true).map(|len| at + len) else {
             return false;
         };
@@ -263,6 +267,25 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
                 return true;
             }
             match self.intact(pos, false) {
+                Some(len) => pos += len,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether the headers from `at` on chain as [`confirmed`](Self::confirmed) requires,
+    /// unverified: the candidate and `K` more frames whole and within the bound, or fewer that
+    /// end exactly at the end of the stream. It reads one length per frame and hashes nothing,
+    /// so the checksums are computed only for candidates whose whole chain is present: on
+    /// payload bytes, most lengths that fit the bound and the data do not land on a header
+    /// that fits again.
+    fn chains(&self, mut pos: usize) -> bool {
+        for i in 0..=self.confirmations {
+            if i > 0 && pos == self.bytes.len() {
+                return true;
+            }
+            match self.decoder().unverified_len(&self.bytes[pos..]) {
                 Some(len) => pos += len,
                 None => return false,
             }
@@ -302,6 +325,24 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         self.sync();
         self.frames.unread() > self.tail
     }
+}
+
+/// The first offset at or after `from` (past 0) where a frame starts and is confirmed, as a
+/// split of `bytes` that starts at `from` finds it (see [`SplitFrames`]): `None` if there is
+/// none, or if `deframer` has no checksum. Recovery looks past a frame that runs off the end
+/// with it.
+pub(crate) fn first_confirmed<D: Deframer>(
+    bytes: &[u8],
+    from: usize,
+    deframer: D,
+    max_frame_len: usize,
+) -> Option<usize> {
+    debug_assert!(from > 0, "a split from 0 starts there unconfirmed");
+    let mut split = SplitFrames::new(bytes, from..bytes.len(), deframer)
+        .ok()?
+        .with_max_frame_len(max_frame_len);
+    split.sync();
+    split.first
 }
 
 impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
