@@ -374,13 +374,6 @@ enum Batch {
 
 crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>);
 
-/// The former name of [`BufReadStreamReader`].
-#[deprecated(
-    since = "0.3.0",
-    note = "renamed `BufReadStreamReader`: it reads a `BufRead`"
-)]
-pub type BufStreamReader<R, D> = BufReadStreamReader<R, D>;
-
 /// The source's buffer no longer holds the frame `next_frame` found in it, which a `BufRead`
 /// that keeps to its contract does not do. The reader looks again at the next call.
 #[cold]

@@ -102,8 +102,7 @@ mod watermark;
 mod writer;
 
 #[cfg(feature = "std")]
-#[allow(deprecated)]
-pub use bufread::{BufReadStreamReader, BufStreamReader};
+pub use bufread::BufReadStreamReader;
 #[cfg(feature = "bytes")]
 pub use bytes_frames::BytesFrames;
 pub use checksum::{Checksum, NoChecksum};
@@ -125,8 +124,7 @@ pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 pub use reader::StreamReader;
 pub use recovery::{Recover, Recovery, StreamEnd};
 #[cfg(feature = "std")]
-#[allow(deprecated)]
-pub use recovery::{RepairPolicy, Truncate};
+pub use recovery::RepairPolicy;
 #[cfg(feature = "std")]
 pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};

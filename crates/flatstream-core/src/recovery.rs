@@ -119,11 +119,6 @@ pub struct Recover<D> {
     max_frame_len: usize,
 }
 
-/// The former name of [`RepairPolicy`].
-#[cfg(feature = "std")]
-#[deprecated(since = "0.3.0", note = "renamed `RepairPolicy`")]
-pub type Truncate = RepairPolicy;
-
 /// What [`Recover::repair_file`] may cut off.
 #[cfg(feature = "std")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
