@@ -130,6 +130,8 @@ macro_rules! algorithm {
         }
 
         impl flatstream_core::Checksum for $ty {
+            const SIZE: usize = $size;
+
             #[inline(always)]
             fn size(&self) -> usize {
                 $size

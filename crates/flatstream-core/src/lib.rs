@@ -106,7 +106,7 @@ pub use bufread::BufReadStreamReader;
 #[cfg(feature = "bytes")]
 pub use bytes_frames::BytesFrames;
 pub use checksum::{Checksum, NoChecksum};
-pub use error::{Error, Result, ValidationFailure};
+pub use error::{Error, ErrorKind, Result, ValidationFailure};
 #[cfg(feature = "std")]
 pub use follow::{Followed, Follower};
 pub use framer::{

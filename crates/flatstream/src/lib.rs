@@ -116,6 +116,34 @@ pub use flatstream_core::*;
 #[cfg(feature = "tokio")]
 pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, FrameCodec};
 
+/// The framing strategies, under the path FlatStream 0.2.x gave them (`flatstream::framing::`):
+/// the same items as at the crate's root. See `docs/migrating.md`.
+pub mod framing {
+    pub use flatstream_adapters::{
+        BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
+        ValidatingDeframer, ValidatingFramer,
+    };
+    pub use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
+    pub use flatstream_core::{
+        ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
+    };
+}
+
+/// The checksum trait and algorithms, under the path FlatStream 0.2.x gave them
+/// (`flatstream::checksum::`): the same items as at the crate's root. See `docs/migrating.md`.
+pub mod checksum {
+    #[cfg(feature = "crc16")]
+    pub use flatstream_checksum::Crc16;
+    #[cfg(feature = "crc32")]
+    pub use flatstream_checksum::Crc32;
+    #[cfg(feature = "crc32c")]
+    pub use flatstream_checksum::Crc32c;
+    #[cfg(feature = "xxhash")]
+    pub use flatstream_checksum::XxHash64;
+    pub use flatstream_checksum::{AnyChecksum, ChecksumKind};
+    pub use flatstream_core::{Checksum, NoChecksum};
+}
+
 /// The Rust examples of README.md, compiled and run as doctests.
 #[cfg(all(doctest, feature = "std", feature = "xxhash", feature = "tokio"))]
 #[doc = include_str!("../../../README.md")]
