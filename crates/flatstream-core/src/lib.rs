@@ -51,8 +51,9 @@
 //! a `BufRead`'s buffer), [`Frames`] (a slice; `BytesFrames` with the `bytes` feature),
 //! [`Recover`], [`Salvage`] and [`SplitFrames`] (the frames that start in one byte range of a
 //! checksummed stream; `ParallelFrames`, feature `rayon`, reads a slice on all cores through
-//! such splits). They share one surface, [`MessageReader`], and one lending iterator,
-//! [`Messages`].
+//! such splits). The sequential ones (`StreamReader`, `BufReadStreamReader`, `Frames`,
+//! `BytesFrames`, `SplitFrames`) share one surface, [`MessageReader`], and one lending
+//! iterator, [`Messages`]; `Recover` and `Salvage` report on a whole stream instead.
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
