@@ -193,10 +193,13 @@ fn tokio_suite(report: &mut Report) {
         length_delimited_encode(&mut ldc, &mut builder, &mut dst, &rs);
         n as u64
     });
-    report.measure(format!("tokio_codec/encode/length-delimited-slice/{n}"), || {
-        length_delimited_encode_slice(&mut ldc, &mut builder, &mut dst, &rs);
-        n as u64
-    });
+    report.measure(
+        format!("tokio_codec/encode/length-delimited-slice/{n}"),
+        || {
+            length_delimited_encode_slice(&mut ldc, &mut builder, &mut dst, &rs);
+            n as u64
+        },
+    );
     let mut lo = Loopback::new().expect("a loopback connection");
     for (size, count) in [(24usize, 100_000u64), (4096, 10_000)] {
         let p = payload(size);

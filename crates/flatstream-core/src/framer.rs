@@ -395,9 +395,15 @@ mod tests {
         assert_eq!(&wire[..6], [3, 0, 0, 0, 0x26, 0x01]);
         let deframer = ChecksumDeframer::new(Sum16);
         let (mut src, mut buf) = (&wire[..], alloc::vec![9u8; 50]);
-        assert_eq!(deframer.read_and_deframe(&mut src, &mut buf).unwrap(), Some(3));
+        assert_eq!(
+            deframer.read_and_deframe(&mut src, &mut buf).unwrap(),
+            Some(3)
+        );
         assert_eq!(buf, b"abc");
-        assert_eq!(deframer.read_and_deframe(&mut src, &mut buf).unwrap(), Some(0));
+        assert_eq!(
+            deframer.read_and_deframe(&mut src, &mut buf).unwrap(),
+            Some(0)
+        );
         assert_eq!(deframer.read_and_deframe(&mut src, &mut buf).unwrap(), None);
     }
 
@@ -418,7 +424,14 @@ mod tests {
         );
         let err = d.read_and_deframe(&mut &wire[..9], &mut buf).unwrap_err();
         assert!(
-            matches!(err, Error::UnexpectedEof { offset: 0, needed: 12, present: 9 }),
+            matches!(
+                err,
+                Error::UnexpectedEof {
+                    offset: 0,
+                    needed: 12,
+                    present: 9
+                }
+            ),
             "{err}"
         );
         // A flipped payload bit.
@@ -434,7 +447,10 @@ mod tests {
         let err = DefaultDeframer
             .read_and_deframe(&mut &hostile[..], &mut buf)
             .unwrap_err();
-        assert!(matches!(err, Error::FrameTooLarge { offset: 0, .. }), "{err}");
+        assert!(
+            matches!(err, Error::FrameTooLarge { offset: 0, .. }),
+            "{err}"
+        );
         assert_eq!(buf.capacity(), 0);
         // Within the bound, a claim the stream does not back grows the buffer with the bytes
         // received only.
@@ -443,7 +459,10 @@ mod tests {
         let err = DefaultDeframer
             .read_and_deframe(&mut &short[..], &mut buf)
             .unwrap_err();
-        assert!(matches!(err, Error::UnexpectedEof { present: 14, .. }), "{err}");
+        assert!(
+            matches!(err, Error::UnexpectedEof { present: 14, .. }),
+            "{err}"
+        );
         assert!(buf.capacity() < 1_000, "{}", buf.capacity());
     }
 }

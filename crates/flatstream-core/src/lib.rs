@@ -123,9 +123,9 @@ pub use read::{IntoControlFlow, MessageReader, Messages};
 pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;
-pub use recovery::{Recover, Recovery, StreamEnd};
 #[cfg(feature = "std")]
 pub use recovery::RepairPolicy;
+pub use recovery::{Recover, Recovery, StreamEnd};
 #[cfg(feature = "std")]
 pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};

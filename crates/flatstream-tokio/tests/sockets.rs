@@ -598,7 +598,10 @@ fn under_framed_read_a_content_error_is_followed_by_none_once() {
         assert_eq!(frames.next().await.unwrap().unwrap(), payloads[0]);
         let err = frames.next().await.unwrap().unwrap_err();
         assert!(matches!(err, Error::Validation { offset: 14, .. }), "{err}");
-        assert!(frames.next().await.is_none(), "FramedRead pauses after an error");
+        assert!(
+            frames.next().await.is_none(),
+            "FramedRead pauses after an error"
+        );
         assert_eq!(frames.next().await.unwrap().unwrap(), payloads[2]);
         assert!(frames.next().await.is_none());
     });
