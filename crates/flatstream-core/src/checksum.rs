@@ -55,6 +55,23 @@
 ///
 /// assert_eq!(ByteSum.size(), 2);
 /// ```
+///
+/// Giving neither does not build:
+///
+/// ```compile_fail
+/// use flatstream_core::{Checksum, ChecksumFramer, Framer};
+///
+/// struct Widthless;
+///
+/// impl Checksum for Widthless {
+///     fn calculate(&self, _payload: &[u8]) -> u64 {
+///         0
+///     }
+/// }
+///
+/// ChecksumFramer::new(Widthless).header(b"x", 0)?;
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
 pub trait Checksum {
     /// Width of the checksum field on the wire, in bytes (0 to 8), where it is the same for
     /// every value of the type. Implement this or [`size`](Checksum::size); the algorithms

@@ -379,7 +379,11 @@ mod tests {
     #[test]
     fn a_width_given_as_the_constant_is_the_width_on_the_wire() {
         assert_eq!(Sum24.size(), 3);
-        assert_eq!(<&Sum24 as Checksum>::SIZE, 3, "a reference forwards the constant");
+        assert_eq!(
+            <&Sum24 as Checksum>::SIZE,
+            3,
+            "a reference forwards the constant"
+        );
         let h = ChecksumFramer::new(Sum24).header(&[1, 2], 0).unwrap();
         assert_eq!(h.as_bytes(), [2, 0, 0, 0, 3, 0, 0]);
         assert_eq!(ChecksumDeframer::new(Sum24).checksum_size(), 3);
