@@ -146,7 +146,7 @@ fn tokio_suite(report: &mut Report) {
     use flatstream_bench::async_framing::{
         Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
         in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
-        sync_bytes_decode, sync_decode, sync_encode,
+        length_delimited_encode_slice, sync_bytes_decode, sync_decode, sync_encode,
     };
     let n = 100_000;
     let rs = readings(n);
@@ -193,6 +193,13 @@ fn tokio_suite(report: &mut Report) {
         length_delimited_encode(&mut ldc, &mut builder, &mut dst, &rs);
         n as u64
     });
+    report.measure(
+        format!("tokio_codec/encode/length-delimited-slice/{n}"),
+        || {
+            length_delimited_encode_slice(&mut ldc, &mut builder, &mut dst, &rs);
+            n as u64
+        },
+    );
     let mut lo = Loopback::new().expect("a loopback connection");
     for (size, count) in [(24usize, 100_000u64), (4096, 10_000)] {
         let p = payload(size);

@@ -15,8 +15,10 @@
 //!   The codecs' buffer is filled in criterion's untimed setup.
 //! * `tokio_codec/encode/<side>/100000`: the readings serialized with a reused builder and
 //!   framed: `sync` with `StreamWriter` into a reused `Vec`, `flatstream-codec` with
-//!   `FrameCodec::encode(&builder)` into a reused `BytesMut`, `length-delimited` with
-//!   `LengthDelimitedCodec`, which takes the payload as an owned `Bytes`.
+//!   `FrameCodec::encode(builder.finished_data())` into a reused `BytesMut`,
+//!   `length-delimited` with `LengthDelimitedCodec`'s `Encoder<Bytes>` (each payload copied
+//!   into an owned `Bytes` first, as a `Sink<Bytes>` takes it), `length-delimited-slice` with
+//!   its `Encoder<&[u8]>` (no copy before the one into the destination).
 //! * `tokio_tcp/async/<payload bytes>`: `AsyncStreamWriter` (behind a `BufWriter`) → loopback
 //!   TCP → `AsyncStreamReader`, frames of 24 B and 4 KiB, on a tokio runtime.
 
@@ -27,7 +29,7 @@ use flatstream::{DefaultFramer, FrameCodec, StreamWriter};
 use flatstream_bench::async_framing::{
     Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
     in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
-    sync_bytes_decode, sync_decode, sync_encode,
+    length_delimited_encode_slice, sync_bytes_decode, sync_decode, sync_encode,
 };
 use flatstream_bench::cycle::{Totals, readings};
 use flatstream_bench::paths::{payload, telemetry_stream};
@@ -112,6 +114,16 @@ fn tokio_codec(c: &mut Criterion) {
     group.bench_function(BenchmarkId::new("encode/length-delimited", MESSAGES), |b| {
         b.iter(|| length_delimited_encode(&mut ldc, &mut builder, &mut dst, black_box(&rs)));
     });
+    length_delimited_encode_slice(&mut ldc, &mut builder, &mut dst, &rs);
+    assert_eq!(&dst[..], &bytes[..]);
+    group.bench_function(
+        BenchmarkId::new("encode/length-delimited-slice", MESSAGES),
+        |b| {
+            b.iter(|| {
+                length_delimited_encode_slice(&mut ldc, &mut builder, &mut dst, black_box(&rs))
+            });
+        },
+    );
     group.finish();
 }
 

@@ -135,13 +135,13 @@ pub fn codec_encode(
         builder.reset();
         r.serialize(builder).expect("serialize a reading");
         codec
-            .encode(&*builder, dst)
+            .encode(builder.finished_data(), dst)
             .expect("encode into a BytesMut");
     }
 }
 
-/// Encodes every reading with `LengthDelimitedCodec`, which takes an owned `Bytes`: each payload
-/// is copied into one.
+/// Encodes every reading with `LengthDelimitedCodec` through its `Encoder<Bytes>`: each payload
+/// is first copied into an owned `Bytes` (an allocation), as a `Sink<Bytes>` takes it.
 pub fn length_delimited_encode(
     codec: &mut LengthDelimitedCodec,
     builder: &mut FlatBufferBuilder<'static>,
@@ -154,6 +154,24 @@ pub fn length_delimited_encode(
         r.serialize(builder).expect("serialize a reading");
         let payload = Bytes::copy_from_slice(builder.finished_data());
         codec.encode(payload, dst).expect("encode into a BytesMut");
+    }
+}
+
+/// Encodes every reading with `LengthDelimitedCodec` through its `Encoder<&[u8]>` (tokio-util
+/// 0.7.20 and later): the finished builder's bytes go straight into `dst`, no copy before.
+pub fn length_delimited_encode_slice(
+    codec: &mut LengthDelimitedCodec,
+    builder: &mut FlatBufferBuilder<'static>,
+    dst: &mut BytesMut,
+    readings: &[Reading],
+) {
+    dst.clear();
+    for r in readings {
+        builder.reset();
+        r.serialize(builder).expect("serialize a reading");
+        codec
+            .encode(builder.finished_data(), dst)
+            .expect("encode into a BytesMut");
     }
 }
 

@@ -355,8 +355,10 @@ impl Cycle for ProstCycle {
 
 /// tokio-util's `LengthDelimitedCodec` (4-byte little-endian length, so the bytes equal
 /// flatstream's without checksum) framing the same FlatBuffers payloads, built with a reused
-/// `FlatBufferBuilder`. The codec's encoder takes an owned `Bytes`, so each payload is copied
-/// into one; the decoder hands out `BytesMut` frames split off its buffer.
+/// `FlatBufferBuilder`. It encodes through `Encoder<Bytes>`, so each payload is copied into an
+/// owned `Bytes` first (what a `Sink<Bytes>` takes; the tokio suite's
+/// `encode/length-delimited-slice` row measures its copy-free `Encoder<&[u8]>`); the decoder
+/// hands out `BytesMut` frames split off its buffer.
 pub struct CodecCycle {
     codec: LengthDelimitedCodec,
     builder: FlatBufferBuilder<'static>,

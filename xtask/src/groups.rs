@@ -162,8 +162,10 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
             builder. `flatstream-codec` is `FrameCodec` (payloads as `Bytes` split from a \
             `BytesMut` filled in untimed setup; encoding from the finished builder into a reused \
             `BytesMut`), `length-delimited` is tokio-util's `LengthDelimitedCodec` with 4-byte \
-            little-endian lengths (the same bytes; it encodes from an owned `Bytes`, a copy of \
-            each payload), `sync` is `StreamReader` in place over the same bytes and \
+            little-endian lengths (the same bytes; `encode/length-delimited` goes through its \
+            `Encoder<Bytes>`, copying each payload into an owned `Bytes` first, \
+            `encode/length-delimited-slice` through its `Encoder<&[u8]>`, which copies nothing \
+            before the destination buffer), `sync` is `StreamReader` in place over the same bytes and \
             `StreamWriter` into a reused `Vec`, `sync-bytes` is the sync `BytesFrames` over a \
             `Bytes` holding the same bytes (payloads as `Bytes`, as the codecs hand them out). \
             `bytes-limit` is the least any decoder handing \

@@ -42,9 +42,10 @@ bytes equal flatstream's) and appends it to a buffer kept from one iteration to 
 it finds each frame, decodes it with the library's safe entry point (FlatBuffers through the \
 verifier, `flatbuffers::root`; `decode_from_slice`; `from_slice`; `decode_length_delimited`; \
 `LengthDelimitedCodec::decode`) and reads all three fields into a running total that is \
-compared with the expected total before timing starts. The codec's encoder takes an owned \
-`Bytes`, so it copies each payload into one: that is its API, and it shows in the allocation \
-column.
+compared with the expected total before timing starts. The codec side encodes through \
+`Encoder<Bytes>`, copying each payload into an owned `Bytes` first (what a `Sink<Bytes>` takes), \
+and that copy shows in the allocation column; its `Encoder<&[u8]>` (tokio-util 0.7.20) copies \
+nothing before the destination buffer, and the `tokio_codec` table has both paths.
 * **flatstream sides.** `flatstream-<checksum>` writes with `StreamWriter::write` and reads with a \
 long-lived `StreamReader` whose source is handed the written bytes (as a socket consumer would); \
 `flatstream-frames-none` reads the written `Vec` with the zero-copy `Frames` iterator instead.

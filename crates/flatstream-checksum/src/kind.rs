@@ -44,7 +44,7 @@ pub enum ChecksumKind {
     /// No checksum ([`NoChecksum`]): always available.
     #[default]
     None,
-    /// XXH3-64 (`XxHash64`), feature `xxhash`.
+    /// XXH3-64 (`XxHash64`), feature `xxhash64`.
     XxHash64,
     /// CRC-32/ISO-HDLC (`Crc32`), feature `crc32`.
     Crc32,
@@ -90,7 +90,7 @@ impl ChecksumKind {
     pub const fn feature(self) -> Option<&'static str> {
         match self {
             ChecksumKind::None => None,
-            ChecksumKind::XxHash64 => Some("xxhash"),
+            ChecksumKind::XxHash64 => Some("xxhash64"),
             ChecksumKind::Crc32 => Some("crc32"),
             ChecksumKind::Crc16 => Some("crc16"),
             ChecksumKind::Crc32c => Some("crc32c"),

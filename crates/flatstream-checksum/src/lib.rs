@@ -42,7 +42,7 @@
 //!
 //! | feature | what it adds | dependency | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `xxhash` | [`XxHash64`] (XXH3-64) | xxhash-rust | only in streams framed with it |
+//! | `xxhash64` (or `xxhash`, its 0.2.x name) | [`XxHash64`] (XXH3-64: XXH3, not XXH64) | xxhash-rust | only in streams framed with it |
 //! | `crc32` | [`Crc32`] (CRC-32/ISO-HDLC) | crc32fast | only in streams framed with it |
 //! | `crc16` | [`Crc16`] (CRC-16/XMODEM) | crc | only in streams framed with it |
 //! | `crc32c` | [`Crc32c`] (CRC-32C) | flatstream-crc32c (crc) | only in streams framed with it |
@@ -130,6 +130,8 @@ macro_rules! algorithm {
         }
 
         impl flatstream_core::Checksum for $ty {
+            const SIZE: usize = $size;
+
             #[inline(always)]
             fn size(&self) -> usize {
                 $size

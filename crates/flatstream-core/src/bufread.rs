@@ -36,7 +36,9 @@ use std::vec::Vec;
 /// # Memory
 ///
 /// The reader allocates only to assemble a frame that straddles refills, and then only as its
-/// bytes arrive: a header that claims a 2 GiB payload followed by 10 bytes costs 10 bytes.
+/// bytes arrive: a header that claims a 2 GiB payload followed by 10 bytes costs the reader
+/// the 14 bytes received, on top of the source's own buffer (8 KiB for a default
+/// `BufReader`).
 /// That buffer keeps its capacity for the next such frame; [`shrink_to`](Self::shrink_to)
 /// releases it. To choose how much is read at a time, choose the `BufReader`'s capacity.
 ///
@@ -373,13 +375,6 @@ enum Batch {
 }
 
 crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>);
-
-/// The former name of [`BufReadStreamReader`].
-#[deprecated(
-    since = "0.3.0",
-    note = "renamed `BufReadStreamReader`: it reads a `BufRead`"
-)]
-pub type BufStreamReader<R, D> = BufReadStreamReader<R, D>;
 
 /// The source's buffer no longer holds the frame `next_frame` found in it, which a `BufRead`
 /// that keeps to its contract does not do. The reader looks again at the next call.

@@ -159,6 +159,35 @@ pub enum Error {
     },
 }
 
+/// The kind of an [`Error`], without its details: what [`Error::kind`] returns. One variant
+/// per variant of `Error`, with the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::Io`]: the underlying reader or writer failed.
+    #[cfg(feature = "std")]
+    Io,
+    /// [`Error::Sync`]: syncing written frames to disk failed.
+    #[cfg(feature = "std")]
+    Sync,
+    /// [`Error::UnexpectedEof`]: the stream ended inside a frame.
+    UnexpectedEof,
+    /// [`Error::FrameTooLarge`]: a payload longer than the bound.
+    FrameTooLarge,
+    /// [`Error::ChecksumMismatch`]: the stored checksum differs from the payload's.
+    ChecksumMismatch,
+    /// [`Error::InvalidFlatbuffer`]: the payload is not a valid FlatBuffer of its type.
+    InvalidFlatbuffer,
+    /// [`Error::Unsplittable`]: a split of a stream without checksum past its first byte.
+    Unsplittable,
+    /// [`Error::Validation`]: a validator rejected the payload.
+    Validation,
+    /// [`Error::DamagedLength`]: a length past the end of the data with intact frames after it.
+    DamagedLength,
+    /// [`Error::AmbiguousTail`]: without a checksum, a torn tail and a damaged length look alike.
+    AmbiguousTail,
+}
+
 /// Why a validator rejected a payload: carried, boxed, by [`Error::Validation`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationFailure {
@@ -244,6 +273,34 @@ impl Error {
             *offset = frame_offset;
         }
         self
+    }
+
+    /// What kind of error this is, without its details: for code that only needs the
+    /// category (and for code written against FlatStream 0.2.x's `err.kind()`). Match on the
+    /// `Error` itself for the numbers.
+    ///
+    /// ```
+    /// use flatstream_core::{Error, ErrorKind};
+    ///
+    /// let err = Error::validation("size", "too long", 40);
+    /// assert_eq!(err.kind(), ErrorKind::Validation);
+    /// assert!(matches!(err.kind(), ErrorKind::Validation { .. }));
+    /// ```
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            #[cfg(feature = "std")]
+            Error::Io { .. } => ErrorKind::Io,
+            #[cfg(feature = "std")]
+            Error::Sync { .. } => ErrorKind::Sync,
+            Error::UnexpectedEof { .. } => ErrorKind::UnexpectedEof,
+            Error::FrameTooLarge { .. } => ErrorKind::FrameTooLarge,
+            Error::ChecksumMismatch { .. } => ErrorKind::ChecksumMismatch,
+            Error::InvalidFlatbuffer { .. } => ErrorKind::InvalidFlatbuffer,
+            Error::Unsplittable { .. } => ErrorKind::Unsplittable,
+            Error::Validation { .. } => ErrorKind::Validation,
+            Error::DamagedLength { .. } => ErrorKind::DamagedLength,
+            Error::AmbiguousTail { .. } => ErrorKind::AmbiguousTail,
+        }
     }
 
     #[cold]

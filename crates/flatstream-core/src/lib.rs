@@ -51,8 +51,9 @@
 //! a `BufRead`'s buffer), [`Frames`] (a slice; `BytesFrames` with the `bytes` feature),
 //! [`Recover`], [`Salvage`] and [`SplitFrames`] (the frames that start in one byte range of a
 //! checksummed stream; `ParallelFrames`, feature `rayon`, reads a slice on all cores through
-//! such splits). They share one surface, [`MessageReader`], and one lending iterator,
-//! [`Messages`].
+//! such splits). The sequential ones (`StreamReader`, `BufReadStreamReader`, `Frames`,
+//! `BytesFrames`, `SplitFrames`) share one surface, [`MessageReader`], and one lending
+//! iterator, [`Messages`]; `Recover` and `Salvage` report on a whole stream instead.
 //!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
@@ -102,12 +103,11 @@ mod watermark;
 mod writer;
 
 #[cfg(feature = "std")]
-#[allow(deprecated)]
-pub use bufread::{BufReadStreamReader, BufStreamReader};
+pub use bufread::BufReadStreamReader;
 #[cfg(feature = "bytes")]
 pub use bytes_frames::BytesFrames;
 pub use checksum::{Checksum, NoChecksum};
-pub use error::{Error, Result, ValidationFailure};
+pub use error::{Error, ErrorKind, Result, ValidationFailure};
 #[cfg(feature = "std")]
 pub use follow::{Followed, Follower};
 pub use framer::{
@@ -123,10 +123,9 @@ pub use read::{IntoControlFlow, MessageReader, Messages};
 pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 #[cfg(feature = "std")]
 pub use reader::StreamReader;
-pub use recovery::{Recover, Recovery, StreamEnd};
 #[cfg(feature = "std")]
-#[allow(deprecated)]
-pub use recovery::{RepairPolicy, Truncate};
+pub use recovery::RepairPolicy;
+pub use recovery::{Recover, Recovery, StreamEnd};
 #[cfg(feature = "std")]
 pub use salvage::SalvageReport;
 pub use salvage::{Salvage, Salvaged};

@@ -1,5 +1,5 @@
-//! The reader surface: [`MessageReader`], what every reader of this crate is, and the one
-//! lending iterator [`Messages`] over any of them.
+//! The reader surface: [`MessageReader`], what the sequential readers of this crate are, and
+//! the one lending iterator [`Messages`] over any of them.
 
 use crate::decode::{Decoded, Decoder, Incomplete};
 use crate::error::Result;
@@ -8,11 +8,16 @@ use core::ops::ControlFlow;
 
 /// A reader that hands out payloads one at a time, borrowed from wherever it holds them.
 ///
-/// Every reader of flatstream implements it: [`StreamReader`](crate::StreamReader),
-/// [`BufReadStreamReader`](crate::BufReadStreamReader), [`Frames`](crate::Frames), and the
-/// adapters that wrap a reader. Code written against it (typed reading, reclamation, your own
-/// loops) works over all of them, and [`process_all`](Self::process_all) uses each reader's own
-/// batched loop.
+/// The sequential readers implement it: [`StreamReader`](crate::StreamReader),
+/// [`BufReadStreamReader`](crate::BufReadStreamReader), [`Frames`](crate::Frames),
+/// [`SplitFrames`](crate::SplitFrames), `BytesFrames` (feature `bytes`), and the adapters that
+/// wrap a reader. Code written against it (typed reading, reclamation, your own loops) works
+/// over all of them, and [`process_all`](Self::process_all) uses each reader's own batched
+/// loop. The situational readers have surfaces of their own: [`Recover`](crate::Recover) and
+/// [`Salvage`](crate::Salvage) report on a whole stream, `ParallelFrames` (feature `rayon`)
+/// hands frames to several threads, [`FrameAt`](crate::FrameAt) reads at given offsets,
+/// [`Follower`](crate::Follower) waits for a growing file, and flatstream-tokio's
+/// `AsyncStreamReader` and `FrameCodec` are async.
 ///
 /// ```
 /// use flatstream_core::{DefaultDeframer, DefaultFramer, Frames, MessageReader, StreamReader, StreamWriter};

@@ -1,16 +1,20 @@
-//! `FrameCodec`: tokio-util's `Decoder` and `Encoder` for flatstream frames.
+//! [`FrameCodec`], tokio-util's `Decoder` and `Encoder` for flatstream frames, and its
+//! [`Builder`].
 
 use bytes::{Buf, Bytes, BytesMut};
-use flatbuffers::{Allocator, FlatBufferBuilder};
 use flatstream_adapters::{NoReclaim, ReclaimPolicy};
 use flatstream_core::decode::{Decoded, Decoder};
 use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
-use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, Result};
+use flatstream_core::{
+    Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
+    Framer, Result,
+};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
-/// A codec for tokio-util's [`FramedRead`](tokio_util::codec::FramedRead),
-/// [`FramedWrite`](tokio_util::codec::FramedWrite) and [`Framed`](tokio_util::codec::Framed):
-/// frames are decoded by flatstream's [`Decoder`] and each verified payload comes out as a
-/// [`Bytes`] split from the read buffer, with no copy.
+/// A codec for tokio-util's [`FramedRead`], [`FramedWrite`] and [`Framed`]: frames are decoded
+/// by flatstream's [`Decoder`] and each verified payload comes out as a [`Bytes`] split from the
+/// read buffer, with no copy; payloads are encoded from a `&[u8]`.
 ///
 /// ```text
 /// read buffer:  [len|sum|payload 1][len|sum|payload 2][len|sum|payl...
@@ -18,16 +22,22 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 ///   decode() ->   Bytes sharing the buffer (Send + 'static); the frame leaves the buffer
 /// ```
 ///
-/// * **Decoding** yields `Bytes`. The bound ([`with_max_frame_len`](Self::with_max_frame_len),
-///   2 GiB by default as for every reader) is checked from the length prefix alone, and the
-///   codec never reserves what a header claims: the read buffer grows with the bytes received,
-///   at most doubling. Errors are [`flatstream_core::Error`], with the offset of the frame in
-///   the stream. A frame rejected for its content by a validating deframer is stepped over; a
-///   framing error (a length over the bound, a checksum mismatch) leaves the codec at the frame,
-///   and a stream that ends inside a frame is [`Error::UnexpectedEof`].
-/// * **Encoding** takes a `&[u8]`, a [`Bytes`] or a finished `&FlatBufferBuilder`, and writes
-///   the header and the payload straight into the destination `BytesMut`: no intermediate buffer,
-///   and no allocation per message once the destination has grown.
+/// * **Decoding** yields `Bytes`. The bound ([`Builder::max_frame_len`], 2 GiB by default as
+///   for every reader) is checked from the length prefix alone, and the codec never reserves
+///   what a header claims: the read buffer grows with the bytes received, at most doubling.
+///   Errors the codec raises are [`flatstream_core::Error`] with the offset of the frame in the
+///   stream. A frame rejected for its content by a validating deframer is stepped over; a
+///   framing error (a length over the bound, a checksum mismatch) leaves the codec at the
+///   frame, and a stream that ends inside a frame is [`Error::UnexpectedEof`].
+/// * **Encoding** takes a `&[u8]` (`builder.finished_data()`, `&bytes[..]`, `&vec[..]`) and
+///   writes the header and the payload straight into the destination `BytesMut`: no
+///   intermediate buffer, and no allocation per message once the destination has grown. It is
+///   the codec's one `Encoder` item type, so `flush()` and `close()` on a `FramedWrite` or a
+///   `Framed` need no annotation.
+///
+/// Build one with [`FrameCodec::default`] (no checksum), [`FrameCodec::with_checksum`] (one
+/// algorithm both ways), [`FrameCodec::read_only`] (a deframer alone, for `FramedRead`) or,
+/// for everything else, [`FrameCodec::builder`].
 ///
 /// # Cost
 ///
@@ -44,12 +54,21 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 /// least any `Bytes` decoder pays as the `bytes-limit` row, and the sync `BytesFrames` handing
 /// out the same `Bytes` as the `sync-bytes` row) are in the repository's `docs/benchmarks.md`.
 ///
-/// tokio-util's `FramedRead` answers `None` once after any error from its codec
-/// (tokio-rs/tokio#3976), then, if polled again, reads from the source before it decodes
-/// again. For a content error the codec has already moved past the frame, so the frames after
-/// it come out once more bytes (or the end of the stream) arrive; for a framing error the
-/// same error comes back. Where a rejected frame must not pause the stream, read with
+/// # Errors under `FramedRead`
+///
+/// tokio-util's `FramedRead` answers `None` once after **any** error, from the codec or from
+/// the source (tokio-rs/tokio#3976): a `while let Some(item) = frames.next().await` loop ends
+/// there, even after a frame merely rejected for its content. Polled again after that `None`,
+/// it first reads from the source, then decodes: for a content error the codec has already
+/// moved past the frame, so the frames after it come out once more bytes (or the end of the
+/// stream) arrive, while frames already buffered wait for them; for a framing error the same
+/// error comes back. Where a rejected frame must neither end nor pause the stream, read with
 /// [`AsyncStreamReader`](crate::AsyncStreamReader), which goes straight on to the next frame.
+///
+/// An I/O error of the source is turned into an [`Error::Io`] by `FramedRead` itself (through
+/// `From<std::io::Error>`), before the codec sees it: its offset is 0, not the frame's. The
+/// offset of the frame the stream stopped at is [`read_position`](Self::read_position), on
+/// `frames.decoder()`.
 ///
 /// ```
 /// use flatstream_tokio::FrameCodec;
@@ -60,10 +79,11 @@ use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Error, Framer, R
 /// let (client, server) = tokio::io::duplex(64 * 1024);
 /// let mut sink = FramedWrite::new(client, FrameCodec::default());
 /// sink.send(&b"first"[..]).await?;
-/// sink.send(bytes::Bytes::from_static(b"second")).await?;
-/// drop(sink);
+/// let second = bytes::Bytes::from_static(b"second");
+/// sink.feed(&second[..]).await?;
+/// sink.close().await?; // flushes, then shuts the writing half down
 ///
-/// let mut frames = FramedRead::new(server, FrameCodec::default().with_max_frame_len(1 << 20));
+/// let mut frames = FrameCodec::builder().max_frame_len(1 << 20).new_read(server);
 /// let mut payloads = Vec::new();
 /// while let Some(payload) = frames.next().await {
 ///     let payload: bytes::Bytes = payload?; // could be sent to another task
@@ -94,39 +114,97 @@ impl Default for FrameCodec {
     }
 }
 
+impl FrameCodec {
+    /// A [`Builder`] of codecs, starting from the plain format without checksum, the default
+    /// bound (2 GiB) and no reclamation.
+    ///
+    /// ```
+    /// use flatstream_checksum::XxHash64;
+    /// use flatstream_tokio::FrameCodec;
+    ///
+    /// // The format first (it changes the codec's type), then the limits.
+    /// let codec = FrameCodec::builder()
+    ///     .checksum(XxHash64::new())
+    ///     .max_frame_len(64 * 1024)
+    ///     .new_codec();
+    /// assert_eq!(codec.max_frame_len(), 64 * 1024);
+    /// ```
+    pub fn builder() -> Builder {
+        Builder::new()
+    }
+}
+
 impl<F: Framer, D: Deframer> FrameCodec<F, D> {
     /// A codec that encodes with `framer` and decodes with `deframer`, with the default bound
     /// (2 GiB) both ways.
     pub fn new(framer: F, deframer: D) -> Self {
-        FrameCodec {
-            framer,
-            decoder: Decoder::new(deframer),
-            max_write_len: DEFAULT_MAX_FRAME_LEN,
-            read_offset: 0,
-            write_offset: 0,
-            reclaim: NoReclaim,
-        }
+        FrameCodec::from_parts(framer, deframer, DEFAULT_MAX_FRAME_LEN, NoReclaim)
     }
 }
 
-impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
+impl<C: Checksum + Clone> FrameCodec<ChecksumFramer<C>, ChecksumDeframer<C>> {
+    /// A codec that protects every payload with `checksum`, writing and reading, with the
+    /// default bound (2 GiB) both ways.
+    ///
+    /// ```
+    /// use flatstream_checksum::XxHash64;
+    /// use flatstream_tokio::FrameCodec;
+    ///
+    /// let codec = FrameCodec::with_checksum(XxHash64::new()).with_max_frame_len(1 << 20);
+    /// # let _ = codec;
+    /// ```
+    pub fn with_checksum(checksum: C) -> Self {
+        FrameCodec::new(
+            ChecksumFramer::new(checksum.clone()),
+            ChecksumDeframer::new(checksum),
+        )
+    }
+}
+
+impl<D: Deframer> FrameCodec<(), D> {
+    /// A codec that only decodes, with `deframer` and the default bound (2 GiB): for a
+    /// `FramedRead`. It has no framer, so it implements no `Encoder`.
+    ///
+    /// ```
+    /// use flatstream_checksum::XxHash64;
+    /// use flatstream_core::ChecksumDeframer;
+    /// use flatstream_tokio::FrameCodec;
+    /// use tokio_util::codec::FramedRead;
+    ///
+    /// # let socket = tokio::io::empty();
+    /// let codec = FrameCodec::read_only(ChecksumDeframer::new(XxHash64::new()));
+    /// let frames = FramedRead::new(socket, codec.with_max_frame_len(1 << 20));
+    /// # let _ = frames;
+    /// ```
+    pub fn read_only(deframer: D) -> Self {
+        FrameCodec::from_parts((), deframer, DEFAULT_MAX_FRAME_LEN, NoReclaim)
+    }
+}
+
+impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
+    fn from_parts(framer: F, deframer: D, max: usize, reclaim: P) -> Self {
+        let mut decoder = Decoder::new(deframer);
+        decoder.set_max_frame_len(max);
+        FrameCodec {
+            framer,
+            decoder,
+            max_write_len: max.min(u32::MAX as usize),
+            read_offset: 0,
+            write_offset: 0,
+            reclaim,
+        }
+    }
+
     /// Sets the largest payload accepted, reading and writing (default
-    /// [`DEFAULT_MAX_FRAME_LEN`], 2 GiB). A frame declaring more is an
-    /// [`Error::FrameTooLarge`] as soon as its length prefix is in, before anything is reserved
-    /// for it; a payload longer than this is refused before any of it is encoded.
-    /// **Decoders of untrusted input should set a bound that fits their messages.**
+    /// [`DEFAULT_MAX_FRAME_LEN`], 2 GiB): as [`Builder::max_frame_len`].
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.decoder.set_max_frame_len(max);
         self.max_write_len = max.min(u32::MAX as usize);
         self
     }
 
-    /// Gives the read buffer's memory back after large frames, as `policy` decides (see
-    /// [`ShrinkAfter`](flatstream_adapters::ShrinkAfter) and
-    /// [`ShrinkAbove`](flatstream_adapters::ShrinkAbove)): when it says so, the bytes not yet
-    /// decoded move to a new buffer of the policy's baseline, and the large one is freed once
-    /// the payloads handed out of it are dropped. Applies to reading. By default
-    /// ([`NoReclaim`]) the buffer keeps its largest size.
+    /// Gives the read buffer's memory back after large frames, as `policy` decides: as
+    /// [`Builder::reclaim`]. Applies to reading.
     pub fn with_reclaim<Q: ReclaimPolicy>(self, policy: Q) -> FrameCodec<F, D, Q> {
         FrameCodec {
             framer: self.framer,
@@ -155,7 +233,7 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
         self.write_offset
     }
 
-    /// The framer.
+    /// The framer (`()` for a [`read_only`](FrameCodec::read_only) codec).
     pub fn framer(&self) -> &F {
         &self.framer
     }
@@ -215,15 +293,16 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
             *src = fresh;
         }
     }
+}
 
+impl<F: Framer, D, P> FrameCodec<F, D, P> {
     /// Appends the frame of `payload` to `dst`.
     #[inline]
     fn encode_payload(&mut self, payload: &[u8], dst: &mut BytesMut) -> Result<()> {
         let offset = self.write_offset;
-        if payload.len() > self.max_write_len {
-            return Err(too_large(offset, payload.len(), self.max_write_len));
-        }
-        let header = self.framer.header(payload, offset)?;
+        let header = self
+            .framer
+            .header_within(payload, offset, self.max_write_len)?;
         let header = header.as_bytes();
         let len = header.len() + payload.len();
         dst.reserve(len);
@@ -234,16 +313,7 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     }
 }
 
-#[cold]
-fn too_large(offset: u64, len: usize, max: usize) -> Error {
-    Error::FrameTooLarge {
-        offset,
-        len: len as u64,
-        max: max as u64,
-    }
-}
-
-impl<F: Framer, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Decoder for FrameCodec<F, D, P> {
+impl<F, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Decoder for FrameCodec<F, D, P> {
     type Item = Bytes;
     type Error = Error;
 
@@ -259,44 +329,191 @@ impl<F: Framer, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Decoder for Fr
     }
 }
 
-impl<F: Framer, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Encoder<&[u8]>
-    for FrameCodec<F, D, P>
-{
+/// The codec's one item type: a `FramedWrite<_, FrameCodec>` is a `Sink<&[u8]>` and nothing
+/// else, so `flush()`, `close()` and `poll_ready` infer it. (A second `Encoder` impl, for
+/// `Bytes` or a builder, would make every item-less `Sink` call ambiguous, E0283.)
+impl<F: Framer, D, P> tokio_util::codec::Encoder<&[u8]> for FrameCodec<F, D, P> {
     type Error = Error;
 
-    /// Appends the frame of `payload`: header, then payload.
+    /// Appends the frame of `payload`: header, then payload. A payload over the bound is
+    /// [`Error::FrameTooLarge`], and nothing of it is appended.
     #[inline]
     fn encode(&mut self, payload: &[u8], dst: &mut BytesMut) -> Result<()> {
         self.encode_payload(payload, dst)
     }
 }
 
-impl<F: Framer, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Encoder<Bytes>
-    for FrameCodec<F, D, P>
-{
-    type Error = Error;
+/// The capacity `FramedRead` and `Framed` give their read buffer unless told otherwise.
+const DEFAULT_READ_CAPACITY: usize = 8 * 1024;
 
-    /// Appends the frame of `payload`: header, then payload.
-    #[inline]
-    fn encode(&mut self, payload: Bytes, dst: &mut BytesMut) -> Result<()> {
-        self.encode_payload(&payload, dst)
+/// Configures and builds [`FrameCodec`]s, and the `FramedRead`, `FramedWrite` and `Framed`
+/// around them: the model is tokio-util's `length_delimited::Builder`.
+///
+/// Setters of a limit take `&mut self` and return it, so a builder can be kept and used for
+/// several connections; setters of the format ([`checksum`](Self::checksum),
+/// [`framer`](Self::framer), [`deframer`](Self::deframer), [`reclaim`](Self::reclaim)) change
+/// the codec's type, so they take the builder by value: call them first.
+///
+/// ```
+/// use flatstream_checksum::XxHash64;
+/// use flatstream_tokio::FrameCodec;
+/// use futures_util::{SinkExt, StreamExt};
+///
+/// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+/// let mut config = FrameCodec::builder().checksum(XxHash64::new());
+/// config.max_frame_len(64 * 1024).read_capacity(16 * 1024);
+///
+/// let (client, server) = tokio::io::duplex(64 * 1024);
+/// let mut sink = config.new_write(client);
+/// sink.send(&b"reading"[..]).await?;
+/// sink.close().await?;
+///
+/// let mut frames = config.new_read(server);
+/// assert_eq!(frames.next().await.transpose()?.as_deref(), Some(&b"reading"[..]));
+/// assert!(frames.next().await.is_none());
+/// # Ok::<(), flatstream_core::Error>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder<F = DefaultFramer, D = DefaultDeframer, P = NoReclaim> {
+    framer: F,
+    deframer: D,
+    reclaim: P,
+    max_frame_len: usize,
+    read_capacity: usize,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
     }
 }
 
-impl<F, D, P, A> tokio_util::codec::Encoder<&FlatBufferBuilder<'_, A>> for FrameCodec<F, D, P>
-where
-    F: Framer,
-    D: Deframer,
-    P: ReclaimPolicy,
-    A: Allocator,
-{
-    type Error = Error;
+impl Builder {
+    /// The plain format without checksum, the default bound (2 GiB), no reclamation and
+    /// tokio-util's read buffer capacity (8 KiB): what [`FrameCodec::builder`] returns.
+    pub fn new() -> Self {
+        Builder {
+            framer: DefaultFramer,
+            deframer: DefaultDeframer,
+            reclaim: NoReclaim,
+            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            read_capacity: DEFAULT_READ_CAPACITY,
+        }
+    }
+}
 
-    /// Appends the frame of the builder's finished buffer. The builder is left as it is: reset
-    /// it before building the next message.
-    #[inline]
-    fn encode(&mut self, builder: &FlatBufferBuilder<'_, A>, dst: &mut BytesMut) -> Result<()> {
-        self.encode_payload(builder.finished_data(), dst)
+impl<F, D, P> Builder<F, D, P> {
+    /// Sets the largest payload accepted. Applies to **reading and writing**. Default:
+    /// [`DEFAULT_MAX_FRAME_LEN`] (2 GiB).
+    ///
+    /// Reading, a frame declaring more is an [`Error::FrameTooLarge`] as soon as its length
+    /// prefix is in, before anything is reserved for it; writing, a longer payload is refused
+    /// before any of it is encoded. **Decoders of untrusted input should set a bound that fits
+    /// their messages.** A deframer with a bound of its own keeps the smaller one.
+    pub fn max_frame_len(&mut self, max: usize) -> &mut Self {
+        self.max_frame_len = max;
+        self
+    }
+
+    /// Sets the capacity of the read buffer that [`new_read`](Self::new_read) and
+    /// [`new_framed`](Self::new_framed) start with (`FramedRead::with_capacity`). Applies to
+    /// **reading**. Default: 8 KiB, tokio-util's own. The buffer grows past it with the bytes
+    /// received, never with what a header claims.
+    pub fn read_capacity(&mut self, capacity: usize) -> &mut Self {
+        self.read_capacity = capacity;
+        self
+    }
+
+    /// Protects every payload with `checksum`: [`ChecksumFramer`] and [`ChecksumDeframer`] of
+    /// the same algorithm. Applies to **reading and writing**. Default: no checksum
+    /// ([`DefaultFramer`], [`DefaultDeframer`]).
+    pub fn checksum<C: Checksum + Clone>(
+        self,
+        checksum: C,
+    ) -> Builder<ChecksumFramer<C>, ChecksumDeframer<C>, P> {
+        Builder {
+            framer: ChecksumFramer::new(checksum.clone()),
+            deframer: ChecksumDeframer::new(checksum),
+            reclaim: self.reclaim,
+            max_frame_len: self.max_frame_len,
+            read_capacity: self.read_capacity,
+        }
+    }
+
+    /// Encodes with `framer` (an adapter stack, say). Applies to **writing**. Default:
+    /// [`DefaultFramer`].
+    pub fn framer<G: Framer>(self, framer: G) -> Builder<G, D, P> {
+        Builder {
+            framer,
+            deframer: self.deframer,
+            reclaim: self.reclaim,
+            max_frame_len: self.max_frame_len,
+            read_capacity: self.read_capacity,
+        }
+    }
+
+    /// Decodes with `deframer` (a validating one, say). Applies to **reading**. Default:
+    /// [`DefaultDeframer`].
+    pub fn deframer<E: Deframer>(self, deframer: E) -> Builder<F, E, P> {
+        Builder {
+            framer: self.framer,
+            deframer,
+            reclaim: self.reclaim,
+            max_frame_len: self.max_frame_len,
+            read_capacity: self.read_capacity,
+        }
+    }
+
+    /// Gives the read buffer's memory back after large frames, as `policy` decides (see
+    /// [`ShrinkAfter`](flatstream_adapters::ShrinkAfter) and
+    /// [`ShrinkAbove`](flatstream_adapters::ShrinkAbove)): when it says so, the bytes not yet
+    /// decoded move to a new buffer of the policy's baseline, and the large one is freed once
+    /// the payloads handed out of it are dropped. Applies to **reading**. Default:
+    /// [`NoReclaim`], the buffer keeps its largest size.
+    pub fn reclaim<Q: ReclaimPolicy>(self, policy: Q) -> Builder<F, D, Q> {
+        Builder {
+            framer: self.framer,
+            deframer: self.deframer,
+            reclaim: policy,
+            max_frame_len: self.max_frame_len,
+            read_capacity: self.read_capacity,
+        }
+    }
+}
+
+impl<F, D, P> Builder<F, D, P>
+where
+    F: Framer + Clone,
+    D: Deframer + Clone,
+    P: ReclaimPolicy + Clone,
+{
+    /// A codec with this configuration.
+    pub fn new_codec(&self) -> FrameCodec<F, D, P> {
+        FrameCodec::from_parts(
+            self.framer.clone(),
+            self.deframer.clone(),
+            self.max_frame_len,
+            self.reclaim.clone(),
+        )
+    }
+
+    /// A `FramedRead` of `io` with a codec of this configuration and a read buffer of
+    /// [`read_capacity`](Self::read_capacity).
+    pub fn new_read<T: AsyncRead>(&self, io: T) -> FramedRead<T, FrameCodec<F, D, P>> {
+        FramedRead::with_capacity(io, self.new_codec(), self.read_capacity)
+    }
+
+    /// A `FramedWrite` of `io` with a codec of this configuration.
+    pub fn new_write<T: AsyncWrite>(&self, io: T) -> FramedWrite<T, FrameCodec<F, D, P>> {
+        FramedWrite::new(io, self.new_codec())
+    }
+
+    /// A `Framed` of `io` with a codec of this configuration and a read buffer of
+    /// [`read_capacity`](Self::read_capacity).
+    pub fn new_framed<T: AsyncRead + AsyncWrite>(&self, io: T) -> Framed<T, FrameCodec<F, D, P>> {
+        Framed::with_capacity(io, self.new_codec(), self.read_capacity)
     }
 }
 
@@ -323,13 +540,12 @@ mod tests {
         let mut codec = FrameCodec::new(ChecksumFramer::new(Fletcher32), DefaultDeframer);
         let mut dst = BytesMut::new();
         codec.encode(payloads[0], &mut dst).unwrap();
-        codec
-            .encode(Bytes::from_static(payloads[1]), &mut dst)
-            .unwrap();
-        let mut builder = FlatBufferBuilder::new();
+        let shared = Bytes::from_static(payloads[1]);
+        codec.encode(&shared[..], &mut dst).unwrap();
+        let mut builder = flatbuffers::FlatBufferBuilder::new();
         let s = builder.create_vector(payloads[2]);
         builder.finish_minimal(s);
-        codec.encode(&builder, &mut dst).unwrap();
+        codec.encode(builder.finished_data(), &mut dst).unwrap();
         let expected = flatstream_test_support::stream_with(
             ChecksumFramer::new(Fletcher32),
             &[payloads[0], payloads[1], builder.finished_data()],

@@ -51,33 +51,40 @@
 //!
 //! | type | over | payloads | for |
 //! |---|---|---|---|
-//! | [`FrameCodec`] | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static` | handing payloads to other tasks; `Stream`/`Sink` code |
+//! | [`FrameCodec`] ([`codec::Builder`]) | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static`; encodes a `&[u8]` | handing payloads to other tasks; `Stream`/`Sink` code |
 //! | [`AsyncStreamReader`] | any `AsyncRead` | `&[u8]` borrowed from its buffer (`read_message`, `process_all`), or `Bytes` (`read_bytes`) | reading in place, the sync reader's vocabulary |
 //! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload` | writing without copying payloads |
 //!
 //! All of them decode with flatstream's one sans-I/O
 //! [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length prefix
 //! alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received and
-//! never with what a header claims, and every error is a [`flatstream_core::Error`] with the
-//! offset of the frame concerned. A frame rejected for its content (by a validating deframer)
-//! does not end the stream. The reader's `read_message` and `read_bytes` are cancel safe: raced
-//! against a timeout in `tokio::select!`, they lose no bytes, and the next call resumes.
+//! never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
+//! with the offset of the frame concerned. A frame rejected for its content (by a validating
+//! deframer) is stepped over: [`AsyncStreamReader`] goes straight on to the next frame, while
+//! tokio-util's `FramedRead` answers `None` once after any error, so a `while let` loop over
+//! it stops there (see [`FrameCodec`], "Errors under `FramedRead`"). The reader's
+//! `read_message` and `read_bytes` are cancel safe: raced against a timeout in
+//! `tokio::select!`, they lose no bytes, and the next call resumes.
 //!
 //! # Compared with `LengthDelimitedCodec`
 //!
 //! tokio-util's `LengthDelimitedCodec`, set to 4-byte little-endian lengths, reads frames
 //! without checksum too. It reserves the whole declared length as soon as a header arrives (a
-//! peer that sends a header and trickles bytes holds that much memory), copies every payload
-//! into a `Bytes` of its own to encode it, knows no checksums and keeps its read buffer at its
-//! largest size. [`FrameCodec`] grows with the bytes received, encodes from a `&[u8]` or a
-//! finished builder without an intermediate buffer, verifies checksums, and can give memory
-//! back after a large frame ([`FrameCodec::with_reclaim`]). The figures are in the repository's
+//! peer that sends a header and trickles bytes holds that much memory), knows no checksums and
+//! keeps its read buffer at its largest size. It encodes two ways: from a `Bytes`, which a
+//! caller holding a `&[u8]` (a finished builder's data) must first copy into one, an
+//! allocation per message; or, since tokio-util 0.7.20, from a `&[u8]`, copied only into the
+//! destination buffer. Having both, it needs the item named for `flush()` and `close()`.
+//! [`FrameCodec`] grows with the bytes received, encodes from a `&[u8]` only (its one item
+//! type, so `flush()` and `close()` need no annotation), verifies checksums, and can give memory
+//! back after a large frame ([`Builder::reclaim`](codec::Builder::reclaim)). The figures, both
+//! of `LengthDelimitedCodec`'s encode paths included, are in the repository's
 //! `docs/benchmarks.md`.
 
 #![forbid(unsafe_code)]
 #![warn(clippy::cast_possible_truncation)]
 
-mod codec;
+pub mod codec;
 mod reader;
 mod writer;
 

@@ -3,7 +3,6 @@
 //! mid-frame, a corrupted frame, a frame rejected for its content, reads raced against timeouts,
 //! and a slow reader. Every test is bounded in time (`LIMIT`).
 
-use bytes::Bytes;
 use flatstream_adapters::{DeframerExt, SizeValidator};
 use flatstream_checksum::XxHash64;
 use flatstream_core::{
@@ -101,9 +100,9 @@ fn many_clients_every_payload_intact_and_in_order() {
                         FramedWrite::new(socket, FrameCodec::new(framer, DefaultDeframer));
                     sink.feed(&first[..]).await.unwrap();
                     for i in 0..FRAMES {
-                        sink.feed(Bytes::from(payload(client, i))).await.unwrap();
+                        sink.feed(&payload(client, i)[..]).await.unwrap();
                     }
-                    SinkExt::<Bytes>::close(&mut sink).await.unwrap();
+                    sink.close().await.unwrap();
                 }
             }));
         }
@@ -114,8 +113,7 @@ fn many_clients_every_payload_intact_and_in_order() {
                 let (_, deframer) = xxh3();
                 let mut got: Vec<Vec<u8>> = Vec::new();
                 if connection % 2 == 0 {
-                    let codec =
-                        FrameCodec::new(DefaultFramer, deframer).with_max_frame_len(1 << 20);
+                    let codec = FrameCodec::read_only(deframer).with_max_frame_len(1 << 20);
                     let mut frames = FramedRead::new(socket, codec);
                     while let Some(p) = frames.next().await {
                         got.push(p.unwrap().to_vec());
@@ -519,5 +517,92 @@ fn reads_cancelled_after_any_number_of_polls_lose_and_duplicate_nothing() {
         }
         assert_eq!(i, payloads.len());
         assert!(cancelled > 1_000, "{cancelled}");
+    });
+}
+
+/// `flush()` and `close()` on a `FramedWrite` of the codec compile without naming the item
+/// type, and do their work on a real socket: after `flush` the reader has every frame fed
+/// while the sink is still open; after `close` it sees the end of the stream.
+#[test]
+fn flush_and_close_on_a_framed_write_over_tcp() {
+    run(async {
+        let (listener, addr) = listen().await;
+        let (read_three, three_read) = tokio::sync::oneshot::channel::<()>();
+        let client = tokio::spawn(async move {
+            let socket = TcpStream::connect(addr).await.unwrap();
+            let mut sink = FrameCodec::builder()
+                .checksum(XxHash64::new())
+                .new_write(socket);
+            for i in 0..3 {
+                sink.feed(&payload(1, i)[..]).await.unwrap();
+            }
+            sink.flush().await.unwrap();
+            // The server reads the three frames while the sink is open: `flush` sent them.
+            three_read.await.unwrap();
+            sink.feed(&payload(1, 3)[..]).await.unwrap();
+            sink.close().await.unwrap();
+        });
+        let (socket, _) = listener.accept().await.unwrap();
+        let mut frames = FrameCodec::builder()
+            .checksum(XxHash64::new())
+            .max_frame_len(1 << 20)
+            .new_read(socket);
+        for i in 0..3 {
+            assert_eq!(frames.next().await.unwrap().unwrap(), payload(1, i));
+        }
+        read_three.send(()).unwrap();
+        assert_eq!(frames.next().await.unwrap().unwrap(), payload(1, 3));
+        assert!(frames.next().await.is_none(), "`close` ended the stream");
+        client.await.unwrap();
+    });
+}
+
+/// A `Framed` of the codec over an in-memory duplex, both ways: items sent, flushed and closed
+/// without annotations, and echoed back by the other end.
+#[test]
+fn flush_and_close_on_a_framed_over_a_duplex() {
+    run(async {
+        let (a, b) = tokio::io::duplex(1 << 20); // room for every frame both ways
+        let config = FrameCodec::builder().checksum(XxHash64::new());
+        let mut near = config.new_framed(a);
+        let mut far = config.new_framed(b);
+        let echo = tokio::spawn(async move {
+            while let Some(p) = far.next().await {
+                far.send(&p.unwrap()[..]).await.unwrap();
+            }
+            far.close().await.unwrap();
+        });
+        for i in 0..20 {
+            near.feed(&payload(2, i)[..]).await.unwrap();
+        }
+        near.flush().await.unwrap();
+        for i in 0..20 {
+            assert_eq!(near.next().await.unwrap().unwrap(), payload(2, i));
+        }
+        near.close().await.unwrap();
+        assert!(near.next().await.is_none(), "the echo closed its side");
+        echo.await.unwrap();
+        assert_eq!(near.codec().bytes_encoded(), near.codec().read_position());
+    });
+}
+
+/// What the codec's docs say `FramedRead` does after a frame rejected for its content: the
+/// error, then `None` once; polled again, the frames after the rejected one.
+#[test]
+fn under_framed_read_a_content_error_is_followed_by_none_once() {
+    run(async {
+        let payloads: Vec<Vec<u8>> = [10, 5000, 20].map(|n| vec![1u8; n]).to_vec();
+        let bytes = stream_of(DefaultFramer, &payloads);
+        let deframer = DefaultDeframer.validated(SizeValidator::max(1000));
+        let mut frames = FramedRead::new(&bytes[..], FrameCodec::read_only(deframer));
+        assert_eq!(frames.next().await.unwrap().unwrap(), payloads[0]);
+        let err = frames.next().await.unwrap().unwrap_err();
+        assert!(matches!(err, Error::Validation { offset: 14, .. }), "{err}");
+        assert!(
+            frames.next().await.is_none(),
+            "FramedRead pauses after an error"
+        );
+        assert_eq!(frames.next().await.unwrap().unwrap(), payloads[2]);
+        assert!(frames.next().await.is_none());
     });
 }

@@ -50,11 +50,14 @@
 //!   `AsyncStreamWriter` with the sync vocabulary.
 //! - The wire layout: [`frame`] (header encoding, sizes, the default bound).
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
-//!   [`ChecksumDeframer`] with a [`Checksum`]: `XxHash64`, `Crc32`, `Crc16`, `Crc32c` (one
-//!   feature each), [`AnyChecksum`] to choose at run time.
+//!   [`ChecksumDeframer`] with a [`Checksum`]: `XxHash64` (feature `xxhash64`), `Crc32`,
+//!   `Crc16`, `Crc32c` (one feature each), [`AnyChecksum`] to choose at run time.
 //! - Adapters: bounds ([`BoundedDeframer`]), observers, validation ([`ValidatingDeframer`],
 //!   [`StructuralValidator`]), typed reading ([`TypedReaderExt`]), buffer reclamation
-//!   ([`Reclaiming`]). Every item has one path: the crate's root.
+//!   ([`Reclaiming`]).
+//! - Paths: every item is at the crate's root. The framing and checksum items are also in the
+//!   modules [`framing`] and [`checksum`], the paths FlatStream 0.2.x code uses, and the
+//!   `tokio` feature's codec builder is in `codec` (see `docs/migrating.md`).
 //! - Journals: sync policies chosen in the writer's type ([`StreamWriter::with_sync`]:
 //!   [`SyncEveryFrames`], [`SyncEveryBytes`], [`SyncInterval`]; [`NeverSync`] by default),
 //!   [`StreamWriter::sync`] and the durable watermark ([`StreamWriter::durable`], published with
@@ -73,7 +76,7 @@
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
 //! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], I/O errors; run-time CPU detection for the CRC features that are on (crc-fast for `Crc32c`, which runs on tables without `std`) | no |
-//! | `xxhash` | no | `XxHash64` (XXH3-64, 8 bytes) | only in streams framed with it |
+//! | `xxhash64` (or `xxhash`, its 0.2.x name) | no | `XxHash64` (XXH3-64: XXH3, not XXH64; 8 bytes) | only in streams framed with it |
 //! | `crc32` | no | `Crc32` (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
 //! | `crc16` | no | `Crc16` (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
 //! | `crc32c` | no | `Crc32c` (CRC-32C, 4 bytes) | only in streams framed with it |
@@ -114,7 +117,37 @@ pub use flatstream_checksum::XxHash64;
 pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
 pub use flatstream_core::*;
 #[cfg(feature = "tokio")]
+pub use flatstream_tokio::codec;
+#[cfg(feature = "tokio")]
 pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, FrameCodec};
+
+/// The framing strategies, under the path FlatStream 0.2.x gave them (`flatstream::framing::`):
+/// the same items as at the crate's root. See `docs/migrating.md`.
+pub mod framing {
+    pub use flatstream_adapters::{
+        BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
+        ValidatingDeframer, ValidatingFramer,
+    };
+    pub use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
+    pub use flatstream_core::{
+        ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
+    };
+}
+
+/// The checksum trait and algorithms, under the path FlatStream 0.2.x gave them
+/// (`flatstream::checksum::`): the same items as at the crate's root. See `docs/migrating.md`.
+pub mod checksum {
+    #[cfg(feature = "crc16")]
+    pub use flatstream_checksum::Crc16;
+    #[cfg(feature = "crc32")]
+    pub use flatstream_checksum::Crc32;
+    #[cfg(feature = "crc32c")]
+    pub use flatstream_checksum::Crc32c;
+    #[cfg(feature = "xxhash")]
+    pub use flatstream_checksum::XxHash64;
+    pub use flatstream_checksum::{AnyChecksum, ChecksumKind};
+    pub use flatstream_core::{Checksum, NoChecksum};
+}
 
 /// The Rust examples of README.md, compiled and run as doctests.
 #[cfg(all(doctest, feature = "std", feature = "xxhash", feature = "tokio"))]

@@ -156,10 +156,6 @@ impl<D: Deframer> Recover<D> {
     }
 }
 
-/// The former name of [`RepairPolicy`].
-#[deprecated(since = "0.3.0", note = "renamed `RepairPolicy`")]
-pub type Truncate = RepairPolicy;
-
 /// What [`Recover::repair_file`] may cut off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

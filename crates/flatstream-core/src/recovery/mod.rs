@@ -342,8 +342,7 @@ fn chain_to_end<D: Deframer>(decoder: &Decoder<D>, rest: &[u8], min: usize) -> O
 #[cfg(feature = "std")]
 mod file;
 #[cfg(feature = "std")]
-#[allow(deprecated)]
-pub use file::{RepairPolicy, Truncate};
+pub use file::RepairPolicy;
 
 #[cfg(test)]
 mod tests;
