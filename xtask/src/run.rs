@@ -50,6 +50,9 @@ pub(crate) fn measure_only(
     if !new.ratios.is_empty() {
         base.ratios = new.ratios;
     }
+    if !new.scaling.is_empty() {
+        base.scaling = new.scaling;
+    }
     if !new.filesystem.is_empty() {
         base.filesystem = new.filesystem;
     }
@@ -79,6 +82,7 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
     let _ = std::fs::remove_file(allocations_path(target));
     let _ = std::fs::remove_file(ratios_path(target));
     let _ = std::fs::remove_file(journal_path(target));
+    let _ = std::fs::remove_file(scaling_path(target));
     let mut args = vec!["bench", "-p", "flatstream-bench"];
     match suite {
         Some(suite) => args.extend(["--bench", suite, "--"]),
@@ -112,6 +116,11 @@ fn ratios_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("ratios.json")
 }
 
+/// Where the `scaling` bench writes its paired timings (`FLATSTREAM_BENCH_OUT`).
+fn scaling_path(target: &Path) -> PathBuf {
+    target.join("flatstream-bench").join("scaling.json")
+}
+
 /// Where the `journal` bench names the file system of its files (`FLATSTREAM_BENCH_OUT`).
 fn journal_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("journal.json")
@@ -128,6 +137,12 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
     let ratio_path = ratios_path(target);
     let ratios = match std::fs::read_to_string(&ratio_path) {
         Ok(text) => parse_ratios(&parse_json(&text, &ratio_path)?["ratios"]),
+        Err(_) => Vec::new(),
+    };
+
+    let scaling_path = scaling_path(target);
+    let scaling = match std::fs::read_to_string(&scaling_path) {
+        Ok(text) => parse_ratios(&parse_json(&text, &scaling_path)?["scaling"]),
         Err(_) => Vec::new(),
     };
 
@@ -154,6 +169,7 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
         benches,
         allocs,
         ratios,
+        scaling,
     })
 }
 
