@@ -309,12 +309,9 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             // A pass: the chains of at most `span` bytes that start within `span` bytes.
             let window = until.min(self.start.saturating_add(span));
             for at in self.start..window {
-                let Some(chain_end) = self.chain(at) else {
+                let Some(chain_end) = self.chain(at, span) else {
                     continue;
                 };
-                if chain_end - at > span {
-                    continue;
-                }
                 match self.verify_chain(at, chain_end, &mut budget) {
                     Tried::Confirmed => return self.earliest(at, span, &mut budget),
                     Tried::Rejected => {}
@@ -335,15 +332,20 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
 
     /// Where the chain of the candidate at `at` ends, read from the headers alone (nothing is
     /// hashed): the frame at `at` and the `K` after it, each with a length within the bound
-    /// and whole within the bytes, or fewer that end exactly at the end of the bytes.
+    /// and whole within the bytes, or fewer that end exactly at the end of the bytes. `None`
+    /// if there is no such chain, or if it spans more than `span` bytes (found out at the first
+    /// hop past it, so a long claim costs no further reads).
     #[inline]
-    fn chain(&self, at: usize) -> Option<usize> {
+    fn chain(&self, at: usize, span: usize) -> Option<usize> {
         let mut pos = at;
         for hop in 0..=self.confirmations {
             if hop > 0 && pos == self.bytes.len() {
                 break;
             }
             pos += self.decoder().unverified_len(&self.bytes[pos..])?;
+            if pos - at > span {
+                return None;
+            }
         }
         Some(pos)
     }
@@ -389,7 +391,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             }
             // A chain that ends before `found` was tried in the pass that found it; one that
             // jumps over `found` cannot be made of frames if `found` is one.
-            if pos != found || self.chain(at).is_some_and(|end| end - at <= span) {
+            if pos != found || self.chain(at, span).is_some() {
                 continue;
             }
             match self.verify_chain(at, found, budget) {
