@@ -114,5 +114,6 @@ fn base() -> Snapshot {
                 highest: 1.3,
             })
             .collect(),
+        scaling: Vec::new(),
     }
 }

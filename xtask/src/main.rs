@@ -1,9 +1,10 @@
 //! Development tasks: `cargo xtask <task>` (the alias is in `.cargo/config.toml`).
 //!
-//! * `bench-report [--quick] [--render] [--check]`: runs the benchmark suites, snapshots the
-//!   figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the README summary
-//!   and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from the committed
-//!   snapshot without running anything; `--check` fails if a rendered file is out of date.
+//! * `bench-report [--quick] [--render] [--check] [--only SUITE]`: runs the benchmark suites,
+//!   snapshots the figures to `benches/snapshot.json`, and renders `docs/benchmarks.md`, the
+//!   README summary and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from
+//!   the committed snapshot without running anything; `--check` fails if a rendered file is out
+//!   of date; `--only SUITE` runs one suite and merges its figures into the committed snapshot.
 //! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
 //!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs` and
 //!   `examples/fleet.bfbs`, the telemetry schema and the test schema of the `flatstream`
@@ -36,12 +37,14 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  bench-report [--quick] [--render] [--check]
+  bench-report [--quick] [--render] [--check] [--only SUITE]
       run the benchmark suites, write benches/snapshot.json, render docs/benchmarks.md,
       the README summary and docs/bench-telemetry.svg
-        --quick   shorter warm-up and measurement (about 10 minutes on 2 cores)
-        --render  render from the committed snapshot, run nothing
-        --check   fail if a rendered file differs from what the snapshot renders to
+        --quick       shorter warm-up and measurement (about 10 minutes on 2 cores)
+        --render      render from the committed snapshot, run nothing
+        --check       fail if a rendered file differs from what the snapshot renders to
+        --only SUITE  run one suite (a file of benches/benches/, such as `scaling`), replace
+                      its groups' figures in the committed snapshot, keep the rest, render
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
       examples/fleet.bfbs, benches/src/generated/) with flatc 25.12.19
@@ -76,13 +79,24 @@ fn main() -> ExitCode {
 
 fn bench_report(root: &Path, args: &[String]) -> Result<()> {
     let (mut quick, mut render_only, mut check) = (false, false, false);
-    for arg in args {
+    let mut only = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
         match arg.as_str() {
             "--quick" => quick = true,
             "--render" => render_only = true,
             "--check" => check = true,
+            "--only" => match args.next() {
+                Some(suite) if !suite.starts_with('-') => only = Some(suite.as_str()),
+                _ => return Err(format!("`--only` needs a suite name\n\n{USAGE}")),
+            },
             other => return Err(format!("unknown option `{other}`\n\n{USAGE}")),
         }
+    }
+    if only.is_some() && (render_only || check) {
+        return Err(format!(
+            "`--only` runs a suite: it goes with neither `--render` nor `--check`\n\n{USAGE}"
+        ));
     }
     let snapshot_path = root.join(snapshot::SNAPSHOT_PATH);
     if check {
@@ -106,7 +120,10 @@ fn bench_report(root: &Path, args: &[String]) -> Result<()> {
     let snap = if render_only {
         snapshot::load(&snapshot_path)?
     } else {
-        let snap = run::measure(root, quick)?;
+        let snap = match only {
+            Some(suite) => run::measure_only(root, quick, suite, snapshot::load(&snapshot_path)?)?,
+            None => run::measure(root, quick)?,
+        };
         files::write(root, snapshot::SNAPSHOT_PATH, &snapshot::to_json(&snap))?;
         // Render from what was written (figures rounded as stored), so `--check` agrees.
         snapshot::load(&snapshot_path)?

@@ -9,9 +9,10 @@ use std::fmt::Write;
 
 /// The opening paragraph of `docs/benchmarks.md`.
 pub(crate) const INTRO: &str = "\
-Every figure on this page comes from one run of `cargo xtask bench-report` on the machine below, \
-stored in [`benches/snapshot.json`](../benches/snapshot.json); the tables, the README summary and \
-the chart are rendered from that file.
+Every figure on this page comes from `cargo xtask bench-report` on the machine below (one run, \
+or one run and a suite run again with `--only`, as the mode row says), stored in \
+[`benches/snapshot.json`](../benches/snapshot.json); the tables, the README summary and the chart \
+are rendered from that file.
 
 ";
 
@@ -93,6 +94,7 @@ pub(crate) const REPRODUCE: &str = "\
 cargo xtask bench-report            # full run (criterion defaults), then render
 cargo xtask bench-report --quick    # shorter measurement, < 20 minutes on 2 cores
 cargo xtask bench-report --render   # re-render from benches/snapshot.json only
+cargo xtask bench-report --only scaling   # run one suite again, merge it into the snapshot
 cargo xtask bench-report --check    # CI: fail if a rendered file is out of date
 cargo bench -p flatstream-bench --bench telemetry   # one suite, criterion's own output
 ```

@@ -21,8 +21,59 @@ pub(crate) fn measure(root: &Path, quick: bool) -> Result<Snapshot> {
     Ok(snap)
 }
 
+/// Runs the suite `suite` alone (a bench target of `benches/`, such as `scaling`) and merges
+/// its figures into `base`, the committed snapshot: the benchmarks of the groups it measured
+/// replace those of the same groups, the rest stays, and the snapshot's command says what was
+/// run again, when, at which commit and under which load.
+pub(crate) fn measure_only(
+    root: &Path,
+    quick: bool,
+    suite: &str,
+    mut base: Snapshot,
+) -> Result<Snapshot> {
+    let target = target_dir(root);
+    let load_before = machine::load_average();
+    let command = run(root, &target, quick, Some(suite))?;
+    let new = collect(
+        root,
+        &target,
+        if quick { "quick" } else { "full" },
+        &command,
+    )?;
+    let groups: Vec<&str> = new.benches.iter().map(|b| b.group.as_str()).collect();
+    base.benches.retain(|b| !groups.contains(&b.group.as_str()));
+    base.benches.extend(new.benches.iter().cloned());
+    base.benches.sort_by(|a, b| a.id.cmp(&b.id));
+    if !new.allocs.is_empty() {
+        base.allocs = new.allocs;
+    }
+    if !new.ratios.is_empty() {
+        base.ratios = new.ratios;
+    }
+    if !new.scaling.is_empty() {
+        base.scaling = new.scaling;
+    }
+    if !new.filesystem.is_empty() {
+        base.filesystem = new.filesystem;
+    }
+    base.command = format!(
+        "{}; then `{command}` ({} run) at commit `{}`, {}, load {load_before} at its start, {} at its end",
+        base.command,
+        new.mode,
+        new.commit,
+        new.date,
+        machine::load_average()
+    );
+    Ok(base)
+}
+
 /// Runs every suite of the bench crate; returns the command line it ran.
 fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<String> {
+    run(root, target, quick, None)
+}
+
+/// Runs every suite of the bench crate, or only `suite`; returns the command line it ran.
+fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<String> {
     // Start clean so the snapshot holds exactly this run, not ids left over from older ones.
     let criterion = target.join("criterion");
     if criterion.exists() {
@@ -31,7 +82,12 @@ fn run_suites(root: &Path, target: &Path, quick: bool) -> Result<String> {
     let _ = std::fs::remove_file(allocations_path(target));
     let _ = std::fs::remove_file(ratios_path(target));
     let _ = std::fs::remove_file(journal_path(target));
-    let mut args = vec!["bench", "-p", "flatstream-bench", "--benches", "--"];
+    let _ = std::fs::remove_file(scaling_path(target));
+    let mut args = vec!["bench", "-p", "flatstream-bench"];
+    match suite {
+        Some(suite) => args.extend(["--bench", suite, "--"]),
+        None => args.extend(["--benches", "--"]),
+    }
     if quick {
         args.extend(["--warm-up-time", "0.5", "--measurement-time", "1"]);
     }
@@ -60,6 +116,11 @@ fn ratios_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("ratios.json")
 }
 
+/// Where the `scaling` bench writes its paired timings (`FLATSTREAM_BENCH_OUT`).
+fn scaling_path(target: &Path) -> PathBuf {
+    target.join("flatstream-bench").join("scaling.json")
+}
+
 /// Where the `journal` bench names the file system of its files (`FLATSTREAM_BENCH_OUT`).
 fn journal_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("journal.json")
@@ -76,6 +137,12 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
     let ratio_path = ratios_path(target);
     let ratios = match std::fs::read_to_string(&ratio_path) {
         Ok(text) => parse_ratios(&parse_json(&text, &ratio_path)?["ratios"]),
+        Err(_) => Vec::new(),
+    };
+
+    let scaling_path = scaling_path(target);
+    let scaling = match std::fs::read_to_string(&scaling_path) {
+        Ok(text) => parse_ratios(&parse_json(&text, &scaling_path)?["scaling"]),
         Err(_) => Vec::new(),
     };
 
@@ -102,6 +169,7 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
         benches,
         allocs,
         ratios,
+        scaling,
     })
 }
 

@@ -118,6 +118,10 @@ pub(crate) struct Snapshot {
     pub benches: Vec<Bench>,
     pub allocs: Vec<Alloc>,
     pub ratios: Vec<Ratio>,
+    /// The paired timing of the `scaling` bench: each `ParallelFrames` side against the
+    /// sequential read it is compared with, as speed-ups (the baseline's time over the side's),
+    /// in one process. Empty in a snapshot measured before it existed.
+    pub scaling: Vec<Ratio>,
 }
 
 impl Snapshot {
@@ -234,6 +238,7 @@ pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
         benches,
         allocs: parse_allocs(&v["allocations"]),
         ratios: parse_ratios(&v["ratios"]),
+        scaling: parse_ratios(&v["scaling"]),
     })
 }
 
@@ -280,15 +285,24 @@ pub(crate) fn to_json(snap: &Snapshot) -> String {
         "command": snap.command,
         "benchmarks": benches,
         "allocations": allocs,
-        "ratios": snap.ratios.iter().map(|r| json!({
-            "group": r.group, "side": r.side, "baseline": r.baseline, "target": r.target,
-            "processes": r.processes, "rounds": r.rounds,
-            "median": round(r.median), "q1": round(r.q1), "q3": round(r.q3),
-            "lowest_process_median": round(r.lowest),
-            "highest_process_median": round(r.highest),
-        })).collect::<Vec<_>>(),
+        "ratios": snap.ratios.iter().map(ratio_json).collect::<Vec<_>>(),
     });
+    let mut doc = doc;
+    if !snap.scaling.is_empty() {
+        doc["scaling"] = snap.scaling.iter().map(ratio_json).collect();
+    }
     serde_json::to_string_pretty(&doc).expect("a Value serializes") + "\n"
+}
+
+/// One paired figure, as the `ratios` and `scaling` benches write them.
+fn ratio_json(r: &Ratio) -> Value {
+    json!({
+        "group": r.group, "side": r.side, "baseline": r.baseline, "target": r.target,
+        "processes": r.processes, "rounds": r.rounds,
+        "median": round(r.median), "q1": round(r.q1), "q3": round(r.q3),
+        "lowest_process_median": round(r.lowest),
+        "highest_process_median": round(r.highest),
+    })
 }
 
 /// Three decimals of a nanosecond are more than criterion can resolve.
@@ -342,6 +356,19 @@ mod tests {
                 q3: 1.125,
                 lowest: 0.875,
                 highest: 1.25,
+            }],
+            scaling: vec![Ratio {
+                group: "scaling".into(),
+                side: "fold/2".into(),
+                baseline: "sequential/1".into(),
+                target: Some(1.7),
+                processes: 1,
+                rounds: 21,
+                median: 1.875,
+                q1: 1.75,
+                q3: 1.9,
+                lowest: 1.875,
+                highest: 1.875,
             }],
         };
         let back = from_json(&serde_json::from_str(&to_json(&snap)).unwrap()).unwrap();

@@ -1,17 +1,13 @@
 //! The input of a command: a file, memory-mapped where possible, or a stream (standard input,
 //! a pipe, `--no-mmap`), with its leading bytes at hand for framing detection.
 //!
-//! The one `unsafe` block of the command is here: mapping a file. `memmap2::Mmap::map` is
-//! `unsafe` because the mapped bytes change if another process writes the file, and reading a
-//! page that another process truncated away raises SIGBUS. The tool only reads what it maps,
-//! and every byte it reads goes through the library's bounds-checked decoder, so changed
-//! bytes give wrong answers about a file that is being changed, never undefined behaviour in
-//! safe code that trusted them; a file truncated under it while mapped ends the process, as it
-//! does `ripgrep`'s. Mapping is what lets `verify` read at the speed of the checksum (a stream
-//! read copies every byte once more); `--no-mmap` avoids it.
-#![allow(unsafe_code)]
+//! Files are mapped with the library's [`MappedFile`], whose docs state the risk of a mapped
+//! file (another process truncating it raises SIGBUS, as it does under `ripgrep`; one
+//! modifying it changes the bytes read). Mapping is what lets `verify` read at the speed of the
+//! checksum (a stream read copies every byte once more); `--no-mmap` avoids it.
 
 use crate::failure::{Failure, io_message};
+use flatstream::MappedFile;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::Path;
@@ -36,8 +32,8 @@ pub(crate) struct Input {
 }
 
 enum Body {
-    /// A memory-mapped file (or an empty one, which cannot be mapped).
-    Mapped(Mapped),
+    /// A memory-mapped file (or an empty one, which is not mapped).
+    Mapped(MappedFile),
     /// A stream: its first bytes (up to [`HEAD_LEN`]) already read, the rest still in `rest`.
     Stream {
         head: Vec<u8>,
@@ -46,20 +42,6 @@ enum Body {
         rest: Box<dyn Read>,
         len: Option<u64>,
     },
-}
-
-pub(crate) enum Mapped {
-    Map(memmap2::Mmap),
-    Empty,
-}
-
-impl Mapped {
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Mapped::Map(map) => map,
-            Mapped::Empty => &[],
-        }
-    }
 }
 
 impl Input {
@@ -75,16 +57,13 @@ impl Input {
         }
         let name = path.to_owned();
         if access == Access::Map && meta.is_file() {
-            if meta.len() == 0 {
+            // Where the system cannot map it, the file is read as a stream below.
+            if let Ok(map) = MappedFile::map(&file) {
+                // Sequential reading is what every command does: ask for read-ahead.
+                let _ = map.advise_sequential();
                 return Ok(Input {
                     name,
-                    body: Body::Mapped(Mapped::Empty),
-                });
-            }
-            if let Some(map) = map(&file) {
-                return Ok(Input {
-                    name,
-                    body: Body::Mapped(Mapped::Map(map)),
+                    body: Body::Mapped(map),
                 });
             }
         }
@@ -115,7 +94,7 @@ impl Input {
     pub(crate) fn head(&self) -> (&[u8], bool) {
         match &self.body {
             Body::Mapped(m) => {
-                let bytes = m.bytes();
+                let bytes = m.as_bytes();
                 (&bytes[..bytes.len().min(HEAD_LEN)], bytes.len() <= HEAD_LEN)
             }
             Body::Stream { head, complete, .. } => (head, *complete),
@@ -125,7 +104,7 @@ impl Input {
     /// The input's length, if it is known before reading it all.
     pub(crate) fn len(&self) -> Option<u64> {
         match &self.body {
-            Body::Mapped(m) => Some(m.bytes().len() as u64),
+            Body::Mapped(m) => Some(m.len() as u64),
             Body::Stream { len, .. } => *len,
         }
     }
@@ -133,7 +112,7 @@ impl Input {
     /// The whole input in memory, if it is mapped.
     pub(crate) fn mapped(&self) -> Option<&[u8]> {
         match &self.body {
-            Body::Mapped(m) => Some(m.bytes()),
+            Body::Mapped(m) => Some(m.as_bytes()),
             Body::Stream { .. } => None,
         }
     }
@@ -141,7 +120,7 @@ impl Input {
     /// The input as a stream of bytes from its start.
     pub(crate) fn reader(&mut self) -> Box<dyn Read + '_> {
         match &mut self.body {
-            Body::Mapped(m) => Box::new(m.bytes()),
+            Body::Mapped(m) => Box::new(m.as_bytes()),
             Body::Stream { head, rest, .. } => {
                 Box::new(Cursor::new(std::mem::take(head)).chain(rest))
             }
@@ -179,7 +158,7 @@ impl Input {
 
 /// Every byte of an input, held in memory.
 pub(crate) enum Bytes {
-    Mapped(Mapped),
+    Mapped(MappedFile),
     Owned(Vec<u8>),
 }
 
@@ -187,24 +166,10 @@ impl std::ops::Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Mapped(m) => m.bytes(),
+            Bytes::Mapped(m) => m,
             Bytes::Owned(v) => v,
         }
     }
-}
-
-/// Maps `file` for reading, or `None` where the system cannot (the caller reads it instead).
-fn map(file: &File) -> Option<memmap2::Mmap> {
-    // SAFETY: the map is only read, and only through the library's decoder, which bounds-checks
-    // every access; if another process changes the file meanwhile, the bytes read change (wrong
-    // answers about a file being rewritten, as with any reader), and if it truncates the file
-    // the process gets SIGBUS, the accepted hazard of reading a mapped file (see the module
-    // docs). Nothing here hands the bytes to code that assumes they stay the same.
-    let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
-    // Sequential reading is what every command does: ask for read-ahead.
-    #[cfg(unix)]
-    let _ = map.advise(memmap2::Advice::Sequential);
-    Some(map)
 }
 
 #[cfg(unix)]

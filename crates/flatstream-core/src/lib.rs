@@ -34,6 +34,7 @@
 //! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], `From<Error> for std::io::Error` | no |
 //! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
 //! | `rayon` | no | `ParallelFrames`: a byte slice read on all cores through [`SplitFrames`]; implies `std` | no |
+//! | `mmap` | no | `MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) or read into memory, for [`Frames`] and `ParallelFrames` without `unsafe` in your code; implies `std` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
 //! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
@@ -59,7 +60,8 @@
 //! checksum algorithms and adapters.
 
 #![cfg_attr(not(test), no_std)]
-// Unsafe code is denied (workspace lints), except in `in_memory`, which says why it needs it.
+// Unsafe code is denied (workspace lints), except in `in_memory` (and its `mapped`), which says
+// why it needs it.
 #![deny(unsafe_code)]
 #![warn(clippy::cast_possible_truncation)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -114,6 +116,8 @@ pub use framer::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
 pub use frames::Frames;
+#[cfg(feature = "mmap")]
+pub use in_memory::mapped::MappedFile;
 #[cfg(feature = "rayon")]
 pub use parallel::ParallelFrames;
 #[cfg(feature = "std")]

@@ -23,6 +23,25 @@ use core::ops::Range;
 /// ends first. See [`SplitFrames`] for what it buys.
 pub const DEFAULT_CONFIRMATIONS: usize = 2;
 
+/// The span of the chains resynchronization tries first, and the distance from the start it
+/// tries them in: it doubles from there.
+const FIRST_SPAN: usize = 4 << 10;
+/// The least a split's resynchronization allows for, however short the split: the longest
+/// chain it looks for, and a quarter of the bytes it may hash.
+const MIN_REACH: usize = 64 << 10;
+/// The bytes resynchronization may hash, per byte of the split (or of [`MIN_REACH`]).
+const HASH_BUDGET: usize = 4;
+
+/// How the chain of a candidate fared once hashed.
+enum Tried {
+    /// Every frame verified.
+    Confirmed,
+    /// A frame did not.
+    Rejected,
+    /// Hashing the next frame would exceed the budget.
+    OverBudget,
+}
+
 /// Iterates over the frames of a checksummed stream that start in a byte range, so that the
 /// ranges of a partition can be read independently (by threads, or by the workers of a
 /// distributed engine) and together yield every frame once.
@@ -37,7 +56,11 @@ pub const DEFAULT_CONFIRMATIONS: usize = 2;
 ///    checksum field and payload are not all zeros ([`Frame::is_zero`](crate::decode::Frame::is_zero));
 /// 2. and the next `K` frames ([`with_confirmations`](Self::with_confirmations), default
 ///    [`DEFAULT_CONFIRMATIONS`]) are whole and verify as well, or the stream ends exactly after
-///    fewer of them.
+///    fewer of them,
+///
+/// trying offsets in the order described under [Work](#work). On a stream not damaged near
+/// `start` that finds the first frame at or after `start`; a split can also give up and find
+/// none, which the join check below catches.
 ///
 /// It then yields the frames from `p` on while they start before `end`, reading past `end` to
 /// finish the last one. Like [`Frames`](crate::Frames), a framing error is yielded once and
@@ -101,12 +124,13 @@ pub const DEFAULT_CONFIRMATIONS: usize = 2;
 /// | CRC-32, CRC-32C | 4 | 2.3 × 10<sup>-10</sup> | 1.3 × 10<sup>-29</sup> |
 /// | XXH3-64 | 8 | 5.4 × 10<sup>-20</sup> | 1.6 × 10<sup>-58</sup> |
 ///
-/// Only offsets whose four bytes declare a length within the bound are examined at all, and a
-/// split examines the offsets between `start` and the first real frame after it: fewer than
-/// one frame's length. **Payloads that carry framed data of the same framing** (a stream
-/// stored inside a stream) defeat any such test: their inner frames verify and can end
-/// exactly where the outer payload does. The join check above catches every false
-/// resynchronization, whatever its cause.
+/// Only offsets whose headers chain (see [Work](#work)) are hashed at all, and a split examines
+/// the offsets between `start` and the first real frame after it, or as far as the chain of
+/// `K + 1` real frames from there reaches, whichever is further. **Payloads that carry framed
+/// data of the same framing** (a stream stored inside a stream) defeat any such test: their
+/// inner frames verify and can end exactly where the outer payload does. The join check above
+/// catches every false resynchronization, whatever its cause, and every split that found no
+/// frame where one starts.
 ///
 /// # Streams without a checksum
 ///
@@ -117,11 +141,30 @@ pub const DEFAULT_CONFIRMATIONS: usize = 2;
 ///
 /// # Work
 ///
-/// Each offset examined costs a header read, and up to `K` more while the declared lengths
-/// chain (each fits the bound and the data); only where the whole chain is present are the
-/// checksums computed, over the candidate's payload and up to `K` more. As for
-/// [`Salvage`](crate::Salvage), **pass the bound your writer used**: with the 2 GiB default a
-/// hostile range can cost a checksum over large spans per byte examined.
+/// Resynchronization reads headers before it hashes anything, and hashes the cheapest
+/// candidates first:
+///
+/// 1. **The headers chain.** An offset is a candidate only if its four bytes declare a length
+///    within the bound, the frame they declare is whole within the bytes, and so are the `K`
+///    frames whose headers follow it (or fewer that end exactly at the end of the bytes): up to
+///    `K + 1` header reads, no hashing. Arbitrary payload bytes rarely chain three times.
+/// 2. **Short chains first.** The candidates whose chain of `K + 1` frames spans at most
+///    4 KiB are hashed first, among the offsets less than 4 KiB from `start`, in order, each
+///    frame hashed only if the one before it verified. Then 8 KiB within 8 KiB, and so on,
+///    doubling up to the split's length `L` (at least 64 KiB), over the whole range.
+/// 3. **What lands on the frame found.** When a chain at `p` is confirmed, an offset before
+///    `p` that was passed over for its longer chain can still be the first frame, but only if
+///    its frames end exactly on `p` (frames do not overlap): those frames are hashed, the first
+///    offset where they verify is the split's first frame, else `p` is.
+///
+/// On a stream of frames short against the split, the first pass finds the first frame after
+/// a few header reads and `K + 1` checksums. **The worst case per split**, whatever the bytes
+/// hold and whatever the bound: fewer than `5 L` offsets examined, each at most `K + 1` header
+/// reads, and at most `4 max(L, 64 KiB)` bytes hashed. Where that finds nothing (the first
+/// chain of real frames spans more than the split, or hostile bytes spent the budget),
+/// [`sync`](Self::sync) reports no frame, and the join check reads the split from where the
+/// one before it ended, as a sequential reader would. A tighter bound
+/// ([`with_max_frame_len`](Self::with_max_frame_len)) still helps: fewer offsets chain.
 #[derive(Debug, Clone)]
 pub struct SplitFrames<'a, D> {
     /// The whole stream.
@@ -193,8 +236,9 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). It bounds the
-    /// work of resynchronization too: pass the bound the writer used.
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Resynchronization
+    /// costs little with the default (see [Work](SplitFrames#work)); the bound the writer used
+    /// makes it reject more offsets from their headers alone.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.frames = self.frames.with_max_frame_len(max);
         self
@@ -208,7 +252,9 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     }
 
     /// Finds the split's first frame, if that is not done yet (the first call to `next` does
-    /// it too), and returns its offset: `None` if no frame starts in the range.
+    /// it too), and returns its offset: `None` if none was found, because no frame starts in
+    /// the range or because finding it would cost more than the split's budget (see
+    /// [Work](SplitFrames#work)). The join check tells the two apart.
     pub fn sync(&mut self) -> Option<u64> {
         if !self.synced {
             self.synced = true;
@@ -246,51 +292,115 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         self.frames.deframer()
     }
 
-    /// The first offset in the range where a frame starts and is confirmed.
+    /// The split's first frame: the first offset in the range that starts a confirmed chain,
+    /// tried cheapest first (see "Work" in [`SplitFrames`]); `None` if none is found within the
+    /// budget.
     fn resync(&self) -> Option<usize> {
         // No frame is shorter than its header: offsets closer to the end are not tried.
         let last = self.bytes.len().saturating_sub(self.decoder().header_len());
         let until = self.end.min(last.saturating_add(1));
-        (self.start..until).find(|&at| self.confirmed(at))
+        if self.start >= until {
+            return None;
+        }
+        let reach = (self.end - self.start).max(MIN_REACH);
+        let mut budget = reach.saturating_mul(HASH_BUDGET);
+        let mut span = FIRST_SPAN.min(reach);
+        loop {
+            // A pass: the chains of at most `span` bytes that start within `span` bytes.
+            let window = until.min(self.start.saturating_add(span));
+            for at in self.start..window {
+                let Some(chain_end) = self.chain(at, span) else {
+                    continue;
+                };
+                match self.verify_chain(at, chain_end, &mut budget) {
+                    Tried::Confirmed => return self.earliest(at, span, &mut budget),
+                    Tried::Rejected => {}
+                    Tried::OverBudget => return None,
+                }
+            }
+            if span >= reach {
+                return None;
+            }
+            // Once the window holds the whole range, only the span is left to grow.
+            span = if window == until {
+                reach
+            } else {
+                span.saturating_mul(2).min(reach)
+            };
+        }
     }
 
-    /// Whether a frame that is not all zeros starts at `at` and the next frames chain.
-    fn confirmed(&self, at: usize) -> bool {
-        if !self.chains(at) {
-            return false;
-        }
-        let Some(mut pos) = self.intact(at, true).map(|len| at + len) else {
-            return false;
-        };
-        for _ in 0..self.confirmations {
-            if pos == self.bytes.len() {
-                return true;
+    /// Where the chain of the candidate at `at` ends, read from the headers alone (nothing is
+    /// hashed): the frame at `at` and the `K` after it, each with a length within the bound
+    /// and whole within the bytes, or fewer that end exactly at the end of the bytes. `None`
+    /// if there is no such chain, or if it spans more than `span` bytes (found out at the first
+    /// hop past it, so a long claim costs no further reads).
+    #[inline]
+    fn chain(&self, at: usize, span: usize) -> Option<usize> {
+        let mut pos = at;
+        for hop in 0..=self.confirmations {
+            if hop > 0 && pos == self.bytes.len() {
+                break;
             }
-            match self.intact(pos, false) {
-                Some(len) => pos += len,
-                None => return false,
+            pos += self.decoder().unverified_len(&self.bytes[pos..])?;
+            if pos - at > span {
+                return None;
             }
         }
-        true
+        Some(pos)
     }
 
-    /// Whether the headers from `at` on chain as [`confirmed`](Self::confirmed) requires,
-    /// unverified: the candidate and `K` more frames whole and within the bound, or fewer that
-    /// end exactly at the end of the stream. It reads one length per frame and hashes nothing,
-    /// so the checksums are computed only for candidates whose whole chain is present: on
-    /// payload bytes, most lengths that fit the bound and the data do not land on a header
-    /// that fits again.
-    fn chains(&self, mut pos: usize) -> bool {
-        for i in 0..=self.confirmations {
-            if i > 0 && pos == self.bytes.len() {
-                return true;
+    /// Hashes the frames from `at` to `chain_end`, the first a candidate, stopping at the
+    /// first that does not verify, each charged to `budget` before it is hashed.
+    fn verify_chain(&self, at: usize, chain_end: usize, budget: &mut usize) -> Tried {
+        let mut pos = at;
+        while pos < chain_end {
+            let Some(len) = self.decoder().unverified_len(&self.bytes[pos..]) else {
+                return Tried::Rejected;
+            };
+            let Some(left) = budget.checked_sub(len) else {
+                return Tried::OverBudget;
+            };
+            *budget = left;
+            if self.intact(pos, pos == at).is_none() {
+                return Tried::Rejected;
             }
-            match self.decoder().unverified_len(&self.bytes[pos..]) {
-                Some(len) => pos += len,
-                None => return false,
+            pos += len;
+        }
+        Tried::Confirmed
+    }
+
+    /// The first frame of the split, given that a chain of at most `span` bytes is confirmed
+    /// at `found` and that no such chain starts before it: an offset before `found` whose
+    /// chain is longer than `span` was passed over, and is a frame boundary only if its frames
+    /// land exactly on `found` (frames do not overlap). Those are hashed up to `found`, the
+    /// rest of their chain being `found`'s, and the first that verifies is the split's first
+    /// frame. The frames before `found` are shorter than `span` in all: this costs at most
+    /// `K + 1` header reads per offset, and hashes only bytes before `found`.
+    fn earliest(&self, found: usize, span: usize, budget: &mut usize) -> Option<usize> {
+        for at in self.start..found {
+            let mut pos = at;
+            for _ in 0..=self.confirmations {
+                match self.decoder().unverified_len(&self.bytes[pos..]) {
+                    Some(len) if pos + len <= found => pos += len,
+                    _ => break,
+                }
+                if pos == found {
+                    break;
+                }
+            }
+            // A chain that ends before `found` was tried in the pass that found it; one that
+            // jumps over `found` cannot be made of frames if `found` is one.
+            if pos != found || self.chain(at, span).is_some() {
+                continue;
+            }
+            match self.verify_chain(at, found, budget) {
+                Tried::Confirmed => return Some(at),
+                Tried::Rejected => {}
+                Tried::OverBudget => return None,
             }
         }
-        true
+        Some(found)
     }
 
     /// Length of the whole frame at `at` whose checksum verifies (a frame rejected for its
@@ -329,8 +439,9 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
 
 /// The first offset at or after `from` (past 0) where a frame starts and is confirmed, as a
 /// split of `bytes` that starts at `from` finds it (see [`SplitFrames`]): `None` if there is
-/// none, or if `deframer` has no checksum. Recovery looks past a frame that runs off the end
-/// with it.
+/// none, if `deframer` has no checksum, or if the search spent its budget (see "Work" in
+/// [`SplitFrames`]: the split spans the whole rest of `bytes`, so every real chain fits its
+/// widest pass). Recovery looks past a frame that runs off the end with it.
 pub(crate) fn first_confirmed<D: Deframer>(
     bytes: &[u8],
     from: usize,
@@ -367,7 +478,9 @@ mod tests {
     use crate::framer::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
     use crate::read::MessageReader;
     use crate::testing::Sum32;
+    use alloc::vec;
     use alloc::vec::Vec;
+    use core::cell::Cell;
 
     fn framed(payloads: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::new();
@@ -438,6 +551,123 @@ mod tests {
             .unwrap()
             .with_confirmations(0);
         assert_eq!(fooled.sync(), Some(8));
+    }
+
+    /// [`Sum32`], counting the bytes it hashes.
+    #[derive(Clone, Copy)]
+    struct Counted<'c>(&'c Cell<usize>);
+
+    impl crate::Checksum for Counted<'_> {
+        fn size(&self) -> usize {
+            4
+        }
+        fn calculate(&self, payload: &[u8]) -> u64 {
+            self.0.set(self.0.get() + payload.len());
+            Sum32.calculate(payload)
+        }
+    }
+
+    /// Where `range` resynchronizes, and the bytes hashed to get there.
+    fn sync_counted(bytes: &[u8], range: Range<usize>) -> (Option<u64>, usize) {
+        let hashed = Cell::new(0);
+        let mut split =
+            SplitFrames::new(bytes, range, ChecksumDeframer::new(Counted(&hashed))).unwrap();
+        (split.sync(), hashed.get())
+    }
+
+    /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
+    fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
+        (0..n)
+            .flat_map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                u32::try_from(*seed % below).unwrap().to_le_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_candidate_whose_headers_do_not_chain_is_rejected_without_hashing() {
+        // At byte 8 of the stream, inside the first payload, a length of 4: a frame of 12 bytes
+        // that lands inside the data, on a length over the bound. Sum32 would have to hash
+        // its 4 bytes to reject it; the header walk rejects it first.
+        let mut first = 4u32.to_le_bytes().to_vec();
+        first.extend([0xFF; 20]);
+        let rest: [&[u8]; 3] = [b"alpha", b"beta!", b"gamma"];
+        let mut payloads = vec![&first[..]];
+        payloads.extend(rest);
+        let bytes = framed(&payloads);
+        let (first_frame, hashed) = sync_counted(&bytes, 8..bytes.len());
+        assert_eq!(first_frame, Some(8 + 24));
+        assert_eq!(
+            hashed, 15,
+            "the three frames of the chain found, nothing else"
+        );
+    }
+
+    #[test]
+    fn resynchronizing_over_arbitrary_lengths_that_land_hashes_little() {
+        // Payloads of 32-bit words below the stream's length: nearly every aligned offset
+        // declares a frame that lands inside the data, as a large capture's arbitrary field
+        // values do. Hashing every claimed frame would cost about half the stream per offset.
+        let mut seed = 0x9E37_79B9_7F4A_7C15;
+        let guess = 3000 * (8 + 64);
+        let payloads: Vec<Vec<u8>> = (0..3000)
+            .map(|_| arbitrary_words(&mut seed, 16, guess))
+            .collect();
+        let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+        let bytes = framed(&refs);
+        let (mut splits, mut total) = (0, 0);
+        for start in (1..bytes.len() - 1000).step_by(997) {
+            let (first, hashed) = sync_counted(&bytes, start..bytes.len());
+            let boundary = start.div_ceil(72) * 72;
+            assert_eq!(first, Some(boundary as u64), "start {start}");
+            // The chain found is 3 payloads of 64 bytes; a false chain tried first is shorter
+            // than the first span.
+            assert!(
+                hashed <= FIRST_SPAN + 192,
+                "start {start}: {hashed} bytes hashed"
+            );
+            (splits, total) = (splits + 1, total + hashed);
+        }
+        assert!(
+            total <= splits * 256,
+            "{total} bytes hashed for {splits} splits"
+        );
+    }
+
+    #[test]
+    fn a_first_frame_passed_over_for_its_long_chain_is_found_by_where_it_lands() {
+        // The split's first frame (3000 bytes) is followed by a short one and another 3000:
+        // its chain is longer than the first span tried, the next frame's is not. The next
+        // frame is confirmed first; the first one lands exactly on it, and verifies.
+        let long = [0xFF; 3000];
+        let payloads: [&[u8]; 6] = [b"head", &long, b"mid", &long, b"tail", b"end"];
+        let bytes = framed(&payloads);
+        let (first, hashed) = sync_counted(&bytes, 3..bytes.len());
+        assert_eq!(first, Some(12));
+        assert_eq!(
+            hashed,
+            3000 + 3 + 3000 + 4,
+            "the long frame, and the chain after it"
+        );
+    }
+
+    #[test]
+    fn the_bytes_hashed_are_bounded_whatever_the_payload_holds() {
+        // A 1 MiB payload of the length 60 000 (Sum32: a frame of 60 008 bytes, a multiple of
+        // 4): every aligned offset starts a chain of three frames that land, none verifying.
+        let hostile: Vec<u8> = 60_000u32.to_le_bytes().repeat(1 << 18);
+        let bytes = framed(&[&hostile, b"after", b"last"]);
+        let split = 256 << 10;
+        let (first, hashed) = sync_counted(&bytes, 1000..1000 + split);
+        assert_eq!(
+            first, None,
+            "gave up: the join check reads it from the split before"
+        );
+        assert!(hashed <= HASH_BUDGET * split, "{hashed} bytes hashed");
+        assert!(hashed > 0);
     }
 
     #[test]

@@ -68,7 +68,8 @@
 //!   stream, skipping the damage (see `docs/robustness.md`).
 //! - Splitting: [`SplitFrames`] reads the frames that start in one byte range of a checksummed
 //!   stream, for workers that each take a range; `ParallelFrames` (feature `rayon`) reads a
-//!   byte slice on all cores through such splits (see `docs/design.md`).
+//!   byte slice on all cores through such splits (see `docs/design.md`); `MappedFile`
+//!   (feature `mmap`) gives a file's bytes as that slice, without `unsafe` in your code.
 //! - Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
 //!
 //! # Features
@@ -84,7 +85,45 @@
 //! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
 //! | `tokio` | no | `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` (the `flatstream-tokio` crate) | no |
 //! | `rayon` | no | `ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`SplitFrames`], unordered or in stream order | no |
+//! | `mmap` | no | `MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) where possible, read into memory where not; its one risk is documented on it | no |
 //! | `unchecked` | no | `UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
+//!
+//! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash`): `MappedFile`
+//! maps it (or reads it into memory where it cannot be mapped, such as a pipe), and
+//! `ParallelFrames` reads the bytes.
+//!
+//! ```
+//! # #[cfg(all(feature = "mmap", feature = "rayon", feature = "xxhash"))]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use flatstream::{ChecksumDeframer, ChecksumFramer, MappedFile, ParallelFrames};
+//! use flatstream::{StreamWriter, XxHash64};
+//! # let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));
+//! # std::fs::create_dir_all(&dir)?;
+//! # let path = dir.join("capture.fs");
+//!
+//! let mut writer = StreamWriter::new(std::fs::File::create(&path)?, ChecksumFramer::new(XxHash64));
+//! for i in 0..10_000u32 {
+//!     writer.write_payload(&i.to_le_bytes())?;
+//! }
+//! writer.flush()?;
+//!
+//! let file = MappedFile::open(&path)?;
+//! let sum = ParallelFrames::new(&file, ChecksumDeframer::new(XxHash64)).fold(
+//!     || 0u64,
+//!     |sum, payload| {
+//!         *sum += u64::from(u32::from_le_bytes(payload.try_into().expect("4 bytes")));
+//!         Ok(())
+//!     },
+//!     |a, b| a + b,
+//! )?;
+//! assert_eq!(sum, (0..10_000u64).sum());
+//! # drop(file);
+//! # std::fs::remove_dir_all(dir)?;
+//! # Ok(())
+//! # }
+//! # #[cfg(not(all(feature = "mmap", feature = "rayon", feature = "xxhash")))]
+//! # fn main() {}
+//! ```
 //!
 //! Without `std`, the crate is `#![no_std]` with `alloc`: the traits, the wire layout, the
 //! decoder, [`Frames`], recovery and salvage over slices, the checksums, and the errors.

@@ -21,8 +21,12 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// The frames a sequential reader hands out, as `(offset, payload)`, and its first error.
-fn sequential<D: Deframer>(bytes: &[u8], deframer: D) -> (Vec<(u64, &[u8])>, Option<u64>) {
-    let mut frames = Frames::new(bytes, deframer).with_max_frame_len(MAX);
+fn sequential<D: Deframer>(
+    bytes: &[u8],
+    deframer: D,
+    max: usize,
+) -> (Vec<(u64, &[u8])>, Option<u64>) {
+    let mut frames = Frames::new(bytes, deframer).with_max_frame_len(max);
     let mut out = Vec::new();
     loop {
         let at = frames.position();
@@ -41,10 +45,21 @@ fn frame_offset(bytes: &[u8], payload: &[u8], header: usize) -> u64 {
 
 /// Both orders against the sequential read, on a pool of `threads`.
 fn check<D: Deframer + Sync + Copy>(bytes: &[u8], deframer: D, split_len: usize, threads: usize) {
+    check_within(bytes, deframer, MAX, split_len, threads);
+}
+
+/// [`check`], with the bound `max`.
+fn check_within<D: Deframer + Sync + Copy>(
+    bytes: &[u8],
+    deframer: D,
+    max: usize,
+    split_len: usize,
+    threads: usize,
+) {
     let header = 4 + deframer.checksum_size();
-    let (expected, error) = sequential(bytes, deframer);
+    let (expected, error) = sequential(bytes, deframer, max);
     let reader = ParallelFrames::new(bytes, deframer)
-        .with_max_frame_len(MAX)
+        .with_max_frame_len(max)
         .with_split_len(split_len);
     pool(threads).install(|| {
         // In stream order: exactly the sequential frames, then the same error.
@@ -375,5 +390,22 @@ fn a_fold_over_nested_streams_is_the_sequential_fold() {
             .install(|| reader.fold(|| 0, strict, |a, b| a + b))
             .unwrap();
         assert_eq!(count, 200, "split length {split_len}");
+    }
+}
+
+/// Splits whose first chain of frames is longer than the split, or whose payload bytes spend
+/// their resynchronization budget (every aligned offset declaring a frame that lands, none
+/// verifying), report no frame; each is then read from where the split before it ended, and
+/// every reader still hands out exactly the sequential frames, with the default bound.
+#[test]
+fn splits_that_give_up_are_read_from_the_split_before() {
+    let hostile: Vec<u8> = 60_000u32.to_le_bytes().repeat(1 << 18);
+    let large = vec![7u8; 300 << 10];
+    let mut payloads: Vec<Vec<u8>> = vec![hostile, large.clone(), large];
+    payloads.extend((0..3000u32).map(|i| i.to_le_bytes().repeat(1 + i as usize % 9)));
+    let bytes = stream_with(ChecksumFramer::new(XxHash64), &payloads);
+    let deframer = ChecksumDeframer::new(XxHash64);
+    for split_len in [64 << 10, 200 << 10] {
+        check_within(&bytes, deframer, usize::MAX, split_len, 2);
     }
 }

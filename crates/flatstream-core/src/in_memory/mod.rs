@@ -1,6 +1,8 @@
 //! Recognizing the sources whose bytes are already in memory, so that
 //! [`StreamReader`](crate::StreamReader) can decode them in place instead of copying them out.
-//! This is the crate's one module with `unsafe` code.
+//! This is the crate's one module with `unsafe` code: the casts below, and, with the feature
+//! `mmap`, the mapping of a file in [`mapped`] ([`MappedFile`](crate::MappedFile)), bytes in
+//! memory too.
 //!
 //! Stable Rust has no specialization, so `StreamReader<R: Read>` cannot have a second
 //! implementation for `&[u8]`. It asks instead, once per call, whether `R` is one of the four
@@ -33,6 +35,9 @@
 //! in-place reader's (`.ci/run`).
 
 #![allow(unsafe_code)]
+
+#[cfg(feature = "mmap")]
+pub(crate) mod mapped;
 
 use std::io::Cursor;
 use std::vec::Vec;
