@@ -1,7 +1,7 @@
 //! `flatstream convert`: re-frame a stream with another checksum, verifying on the way.
 
 use crate::detect;
-use crate::failure::{Failure, Status};
+use crate::failure::{Failure, Status, count};
 use crate::input::{Access, Input, create_output};
 use crate::options::ConvertArgs;
 use crate::progress::Progress;
@@ -49,8 +49,8 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
             let offset = walked.end.damage_offset().unwrap_or(0);
             let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
             Err(Failure::damaged(format_args!(
-                "{damage}{hint}; {output} holds the {} frames before it",
-                walked.frames
+                "{damage}{hint}; {output} holds the {} before it",
+                count(walked.frames, "frame")
             )))
         }
         None => Ok(Status::Ok),

@@ -9,7 +9,8 @@
 //! an empty input; frames whose payloads are all empty (all-zero bytes read as such), whose
 //! checksum is 0 under CRC-32, CRC-32C and CRC-16 and nothing without a checksum.
 
-use crate::failure::Failure;
+use crate::failure::{Failure, count};
+use crate::walk::describe;
 use flatstream::{AnyChecksum, Checksum, ChecksumDeframer, ChecksumKind, Error, Frames};
 use std::fmt::Write as _;
 
@@ -195,15 +196,20 @@ impl Trial {
     /// What stopped the trial, in words.
     fn failure(&self) -> String {
         match &self.end {
-            TrialEnd::Failed(e) => format!("frame {} {e}", self.frames),
+            TrialEnd::Failed(e) => format!(
+                "frame {} at byte offset {}: {}",
+                self.frames,
+                e.offset(),
+                describe(e)
+            ),
             TrialEnd::Torn if self.frames == 0 => {
                 "the first frame runs past the end of the input".to_owned()
             }
             TrialEnd::Torn => format!(
-                "{} frame(s), then one that runs past the end of the input",
-                self.frames
+                "{}, then one that runs past the end of the input",
+                count(self.frames, "frame")
             ),
-            TrialEnd::Clean | TrialEnd::Enough => format!("{} frame(s)", self.frames),
+            TrialEnd::Clean | TrialEnd::Enough => count(self.frames, "frame"),
         }
     }
 }

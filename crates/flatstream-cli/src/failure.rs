@@ -128,6 +128,15 @@ pub(crate) fn io_message(e: &std::io::Error) -> String {
     }
 }
 
+/// `n` and the noun for it: `1 frame`, `2 frames` (`noun` is the singular; the plural adds s).
+pub(crate) fn count(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 thread_local! {
     /// Set while code that may panic on hostile input runs under `catch_unwind`: the panic
     /// becomes an error of that frame, and the hook stays silent.
@@ -165,4 +174,16 @@ pub(crate) fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "the verifier panicked".to_owned())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count;
+
+    #[test]
+    fn counts_take_the_plural_except_for_one() {
+        assert_eq!(count(0, "frame"), "0 frames");
+        assert_eq!(count(1, "frame"), "1 frame");
+        assert_eq!(count(2, "error"), "2 errors");
+    }
 }

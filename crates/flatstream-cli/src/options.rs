@@ -26,7 +26,7 @@ Exit status:
   1  the stream is damaged or fails a check (the first problem is printed on stderr, with its
      frame index and byte offset)
   2  the command could not do its job: a missing or unreadable file or schema, a bad option,
-     a framing that cannot be told from the data
+     a framing that cannot be told from the data (inspect reports that one, with status 1)
 With several FILEs, the status is the worst of theirs (2 over 1 over 0); each file's problem is
 printed on stderr, prefixed with its name.";
 
@@ -188,8 +188,9 @@ Prints `ok: N frames, B bytes, KIND checksums verify` (`no checksum: frames pars
 without one, whose frames can only be checked to follow each other) when every frame verifies.
 Otherwise it reports the first error on stderr with its frame index (0-based, counting intact
 frames) and byte offset, and stops. With --all it goes on past every error (resynchronising
-after a corrupt frame as salvage does, which needs a file, not a pipe), prints each damaged
-range on stdout (`damage at bytes START..END, before frame N: REASON`) and a count on stderr.
+after a corrupt frame as salvage does, which needs a file, not a pipe, and a checksum: a stream
+without one stops at its first corrupt frame), prints each damaged range on stdout (`frame N
+at bytes START..END: REASON`) and a count on stderr.
 --json prints the result as one JSON object on stdout: `damage` is the array of damaged ranges
 ({index, offset, end, kind, message}; `end` is null where it is not known: without --all, the
 stream is not read past the first error), `first_error` the first of them. Past 65536 ranges,

@@ -17,7 +17,7 @@
 //! small files into splits of a few dozen bytes with it).
 
 use crate::detect::{self, Framing};
-use crate::failure::{Failure, Status};
+use crate::failure::{Failure, Status, count};
 use crate::input::{Access, Input};
 use crate::options::VerifyArgs;
 use crate::progress::Progress;
@@ -44,8 +44,9 @@ pub(crate) struct FrameError {
     /// failed the schema, the end of the input for a torn tail, the next frame that verifies
     /// after a corrupt one (with `--all` over a file; a reader that stops there does not know).
     pub(crate) end: Option<u64>,
-    /// "checksum", "too_large", "torn_tail", "schema", "damage" (a range with no frame that
-    /// verifies, after a corrupt frame, with `--all`) or "io".
+    /// "checksum", "too_large", "torn_tail", "schema", "damage" (with `--all`, a range with no
+    /// frame that verifies after a corrupt frame, or a length that runs past the end of the
+    /// stream although frames verify after it) or "io".
     pub(crate) kind: &'static str,
     /// What is wrong, in words.
     pub(crate) message: String,
@@ -281,6 +282,11 @@ fn verify_frames<'a>(
 
 /// Goes on, with `all`, after the corrupt frame at stream offset `at` that ended `tally`,
 /// resynchronising over the rest of `bytes` (which start at stream offset `base`).
+///
+/// Without a checksum there is nothing to resynchronise on (any bytes whose length field fits
+/// would pass for frames, which is why salvage refuses such a stream): the tally stops there.
+/// A frame that seemed to run past the end of the stream (a torn tail) is damage when frames
+/// verify after it: its length field is corrupt, and the range says so.
 fn resume<D: Deframer>(
     tally: Tally,
     bytes: &[u8],
@@ -290,6 +296,12 @@ fn resume<D: Deframer>(
     options: &Options<'_>,
     progress: &mut Progress,
 ) -> Tally {
+    let mut tally = tally;
+    if deframer.checksum_size() == 0 {
+        tally.corrupt = None;
+        tally.stopped = true;
+        return tally;
+    }
     let bound = options
         .salvage_bound
         .unwrap_or_else(|| salvage_bound(tally.largest));
@@ -303,12 +315,24 @@ fn resume<D: Deframer>(
         &mut schema,
         progress,
     );
-    let mut tally = tally;
     // The corrupt frame's range ends where the bytes after it verify again.
+    let stream_end = base + bytes.len() as u64;
     if let Some(corrupt) = tally.damage.last_mut()
         && corrupt.offset == at
     {
         corrupt.end = first_end;
+        if corrupt.kind == "torn_tail" && first_end.is_some_and(|end| end < stream_end) {
+            // `at` is in `bytes`, and a torn frame's header is whole when frames follow it.
+            let i = (at - base) as usize;
+            let claimed = bytes
+                .get(i..i + 4)
+                .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+            corrupt.kind = "damage";
+            corrupt.message = format!(
+                "its length field says {claimed} bytes, past the end of the stream, yet frames \
+                 verify after it: damage, not a torn tail"
+            );
+        }
     }
     let mut tally = tally.then(rest);
     tally.corrupt = None;
@@ -821,18 +845,29 @@ impl Outcome<'_> {
         }
         let unlisted = tally.errors - tally.damage.len() as u64;
         if unlisted > 0 {
-            writeln!(out, "{prefix}({unlisted} more errors, not listed)")
-                .map_err(Failure::stdout)?;
+            writeln!(
+                out,
+                "{prefix}({}, not listed)",
+                count(unlisted, "more error")
+            )
+            .map_err(Failure::stdout)?;
         }
-        let stopped = if tally.stopped {
-            " (stopped at a corrupt frame: a stream read without mapping, from a pipe or with \
-             --no-mmap, cannot be resynchronised)"
-        } else {
-            ""
+        let stopped = match (tally.stopped, framing.kind) {
+            (false, _) => "",
+            (true, ChecksumKind::None) => {
+                " (stopped at a corrupt frame: a stream without a checksum cannot be \
+                 resynchronised, any bytes whose length field fits would pass for frames)"
+            }
+            (true, _) => {
+                " (stopped at a corrupt frame: a stream read without mapping, from a pipe or \
+                 with --no-mmap, cannot be resynchronised)"
+            }
         };
         Err(Failure::damaged(format_args!(
-            "{} error(s) in {} frames, {} bytes skipped{stopped}; first: {first}",
-            tally.errors, tally.frames, tally.skipped_bytes
+            "{} in {}, {} skipped{stopped}; first: {first}",
+            count(tally.errors, "error"),
+            count(tally.frames, "frame"),
+            count(tally.skipped_bytes, "byte"),
         )))
     }
 
@@ -851,6 +886,10 @@ impl Outcome<'_> {
             Some(s) => format!(", every payload a valid {}", s.root_name),
             None => String::new(),
         };
-        format!("{frames} frames, {bytes} bytes, {checked}{against}")
+        format!(
+            "{}, {}, {checked}{against}",
+            count(frames, "frame"),
+            count(bytes, "byte")
+        )
     }
 }

@@ -238,7 +238,7 @@ fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
     assert_eq!(
         line,
         format!(
-            "flatstream: 3 error(s) in 397 frames, {} bytes skipped; first: frame 10 at byte \
+            "flatstream: 3 errors in 397 frames, {} bytes skipped; first: frame 10 at byte \
              offset {}: {}",
             s["skipped_bytes"],
             at[10],
@@ -269,6 +269,20 @@ fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
     );
 }
 
+/// The entry of exit status `n` in a help text: its line and the indented lines under it.
+fn status_entry(help: &str, n: u8) -> String {
+    let start = help
+        .find(&format!("\n  {n}  "))
+        .unwrap_or_else(|| panic!("status {n} is documented in {help}"));
+    let mut lines = help[start + 1..].lines();
+    let mut entry = lines.next().unwrap().trim().to_owned();
+    for line in lines.take_while(|l| l.starts_with("     ")) {
+        entry.push(' ');
+        entry.push_str(line.trim());
+    }
+    entry
+}
+
 #[test]
 fn a_framing_that_cannot_be_told_is_status_2_as_every_help_says() {
     let dir = Dir::new();
@@ -285,9 +299,14 @@ fn a_framing_that_cannot_be_told_is_status_2_as_every_help_says() {
         let line = run(args).one_line_error(2);
         assert_contains(&line, "cannot tell the stream's framing");
         let help = run(&[args[0], "--help"]).ok().stdout.clone();
-        let status = &help[help.find("\n  2  ").expect("status 2 is documented")..];
-        assert_contains(status, "a framing that cannot be told");
+        assert_contains(&status_entry(&help, 2), "a framing that cannot be told");
     }
+    // The conventions in `flatstream --help` say which command differs, and how.
+    let help = run(&["--help"]).ok().stdout.clone();
+    assert_contains(
+        &status_entry(&help, 2),
+        "a framing that cannot be told from the data (inspect reports that one, with status 1)",
+    );
     // inspect reports it (its job is to say what a stream is), with status 1, as its help says.
     let r = run(&["inspect", &zeros, "--json"]).exits(1).json();
     assert!(r["framing"].is_null(), "{r}");

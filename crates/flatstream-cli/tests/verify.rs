@@ -88,10 +88,13 @@ fn all_goes_on_past_every_error_and_counts_them() {
     );
     assert_eq!(r["first_error"]["index"], 100);
     let line = run(&["verify", &path, "--all"]).one_line_error(1);
-    assert_contains(&line, "4 error(s) in 996 frames");
+    assert_contains(&line, "flatstream: 4 errors in 996 frames, ");
     // From a pipe it cannot resynchronise, and says so.
     let line = run_stdin(&["verify", "-", "--all"], &damaged).one_line_error(1);
-    assert_contains(&line, "1 error(s) in 100 frames");
+    assert_contains(
+        &line,
+        "flatstream: 1 error in 100 frames, 0 bytes skipped (",
+    );
     assert_contains(&line, "cannot be resynchronised");
 }
 
@@ -181,4 +184,113 @@ fn all_zero_bytes_cannot_be_verified_without_a_framing() {
         "cannot tell the stream's framing: ambiguous: the input is all zero bytes",
     );
     assert_ends_with(&line, "pass --checksum KIND");
+}
+
+#[test]
+fn all_counts_in_words_one_error_one_frame() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(2, ChecksumKind::Crc32);
+    // The second frame's payload damaged: one frame verifies, one error, its bytes skipped.
+    let path = dir.file("d", &flipped(&bytes, at[1] + 12, 1));
+    let line = run(&["verify", &path, "--all"]).one_line_error(1);
+    let skipped = bytes.len() as u64 - at[1];
+    assert_starts_with(
+        &line,
+        &format!("flatstream: 1 error in 1 frame, {skipped} bytes skipped; first: frame 1 at "),
+    );
+    let one = dir.file("one", &bytes[..at[1] as usize]);
+    assert_eq!(
+        run(&["verify", &one]).ok().stdout,
+        format!("ok: 1 frame, {} bytes, crc32 checksums verify\n", at[1])
+    );
+}
+
+#[test]
+fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
+    // Frame 100's length made to run past the end of the stream (its high byte set).
+    let mut damaged = bytes.clone();
+    damaged[at[100] as usize + 3] = 0x7f;
+    let path = dir.file("d", &damaged);
+    let r = run(&["verify", &path, "--all", "--json"]).exits(1).json();
+    let damage = r["damage"].as_array().unwrap();
+    assert_eq!(damage.len(), 1, "{r}");
+    assert_eq!(
+        (&damage[0]["kind"], &damage[0]["offset"], &damage[0]["end"]),
+        (&"damage".into(), &at[100].into(), &at[101].into()),
+        "{r}"
+    );
+    let message = damage[0]["message"].as_str().unwrap();
+    assert_contains(message, "frames verify after it: damage, not a torn tail");
+    assert!(!message.contains("present: a torn tail"), "{message}");
+    assert_eq!(r["frames"], 299);
+    // On every core, the same.
+    let parallel = run_with(
+        &["verify", &path, "--all", "--json", "-j", "2"],
+        None,
+        &[("FLATSTREAM_SPLIT_LEN", "2000")],
+    );
+    assert_eq!(parallel.exits(1).json()["damage"], r["damage"]);
+
+    // A real torn tail, nothing after it, stays one.
+    let torn = dir.file("torn", &bytes[..bytes.len() - 5]);
+    let r = run(&["verify", &torn, "--all", "--json"]).exits(1).json();
+    assert_eq!(r["damage"][0]["kind"], "torn_tail", "{r}");
+    assert_eq!(r["damage"][0]["offset"], at[299]);
+}
+
+#[test]
+fn all_stops_at_the_first_corrupt_frame_of_a_stream_without_a_checksum() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(300, ChecksumKind::None);
+    // Frame 100's length made to run past the end: with no checksum, nothing tells where the
+    // next frame starts, and the bytes after it must not be read as frames.
+    let mut damaged = bytes.clone();
+    damaged[at[100] as usize + 3] = 0x7f;
+    let path = dir.file("d", &damaged);
+    for extra in [
+        &[][..],
+        &["--no-mmap"],
+        &["-j", "2", "-s", &telemetry_bfbs()],
+    ] {
+        let args = [
+            &["verify", &path, "--all", "--json", "-c", "none"][..],
+            extra,
+        ]
+        .concat();
+        let r = run_with(&args, None, &[("FLATSTREAM_SPLIT_LEN", "2000")])
+            .exits(1)
+            .json();
+        assert_eq!(
+            (&r["frames"], &r["errors"]),
+            (&100.into(), &1.into()),
+            "{r}"
+        );
+        assert_eq!(r["damage"][0]["offset"], at[100], "{r}");
+        assert_eq!(r["skipped_bytes"], 0, "{r}");
+    }
+    let line = run(&["verify", &path, "--all", "-c", "none"]).one_line_error(1);
+    assert_starts_with(
+        &line,
+        "flatstream: 1 error in 100 frames, 0 bytes skipped (stopped at a corrupt frame: a \
+         stream without a checksum cannot be resynchronised",
+    );
+}
+
+#[test]
+fn a_framing_no_trial_reads_names_each_trial_s_frame_and_offset_once() {
+    let dir = Dir::new();
+    // Frame 0 declares 0x7f000000 bytes, over a bound of 1000, whatever the framing.
+    let path = dir.file(
+        "big",
+        &[0, 0, 0, 0x7f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+    );
+    let line = run(&["verify", &path, "--max-frame-len", "1000"]).one_line_error(2);
+    assert_contains(
+        &line,
+        "(none: frame 0 at byte offset 0: declares a payload of 2130706432 bytes, over the \
+         bound of 1000; xxhash64: frame 0 at byte offset 0: ",
+    );
+    assert!(!line.contains("frame 0 frame"), "{line}");
 }
