@@ -153,6 +153,8 @@ fn an_empty_file_is_a_clean_stream_of_zero_frames_for_every_command() {
         "ok: 0 frames, 0 bytes: an empty stream\n"
     );
     assert_eq!(run(&["cat", &empty]).ok().stdout, "");
+    assert_eq!(run(&["tail", &empty]).ok().stdout, "");
+    assert_eq!(run(&["cat", &empty, "--format", "json"]).ok().stdout, "");
     run(&["recover", &empty]).ok();
     let out = dir.path("out.fs");
     run(&["convert", &empty, "-o", &out, "--to-checksum", "xxhash64"]).ok();
@@ -504,8 +506,19 @@ fn generate_writes_a_man_page_with_every_command() {
 
 #[test]
 fn generate_stands_alone_and_a_command_is_required_otherwise() {
-    assert_eq!(run(&["--generate", "man", "verify", "x"]).status, 2);
-    assert_eq!(run(&["--generate", "complete-tcsh"]).status, 2);
+    // A usage error, not a man page nor a verify of x.
+    let out = run(&["--generate", "man", "verify", "x"]);
+    assert_eq!((out.status, out.stdout.as_str()), (2, ""), "{out:?}");
+    assert_starts_with(
+        &out.stderr,
+        "error: the subcommand 'verify' cannot be used with '--generate <KIND>'",
+    );
+    let out = run(&["--generate", "complete-tcsh"]);
+    assert_eq!((out.status, out.stdout.as_str()), (2, ""), "{out:?}");
+    assert_contains(
+        &out.stderr,
+        "invalid value 'complete-tcsh' for '--generate <KIND>'",
+    );
     let out = run(&[]);
     assert_eq!(out.status, 2, "{out:?}");
     assert_contains(&out.stderr, "a command is required");
