@@ -147,6 +147,18 @@ fn main() -> ExitCode {
     }
 }
 
+/// `PATH: what: the error`, in lowercase and without Rust's "(os error N)".
+fn io_error(path: &std::path::Path, what: &str, e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = text.split(" (os error").next().unwrap_or_default();
+    let mut chars = text.chars();
+    let text: String = match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    };
+    format!("{}: {what}: {text}", path.display())
+}
+
 fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let Args {
         checksum,
@@ -161,7 +173,8 @@ fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> {
 
     // Write: simple mode, one reused builder, a BufWriter in front of the file.
     let started = Instant::now();
-    let file = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+    let file = File::create(&path).map_err(|e| io_error(&path, "cannot create", &e))?;
+    let file = BufWriter::with_capacity(1 << 20, file);
     let mut writer = StreamWriter::new(file, ChecksumFramer::new(checksum));
     for i in 0..count {
         writer.write(&Reading::nth(i))?;
@@ -275,5 +288,15 @@ mod tests {
             assert!(why.starts_with(error), "{line}: {why}");
             assert!(!why.contains('\n'), "{line}: {why}");
         }
+    }
+
+    #[test]
+    fn an_io_error_names_its_path_in_lowercase() {
+        let e = std::fs::File::create("/no/such/dir/x").unwrap_err();
+        let why = io_error(std::path::Path::new("/no/such/dir/x"), "cannot create", &e);
+        assert_eq!(
+            why,
+            "/no/such/dir/x: cannot create: no such file or directory"
+        );
     }
 }

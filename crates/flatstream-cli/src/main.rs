@@ -36,9 +36,10 @@
 //!
 //! Exit statuses, for every command: 0 when all is well (an empty file is a clean stream of
 //! zero frames), 1 when the stream is damaged or fails a check (the first problem is named on
-//! stderr with its frame index and byte offset), 2 when the command could not do its job (a
-//! missing file, an unreadable schema, a bad option, a framing that cannot be told); with
-//! several FILEs, the worst of theirs. Errors are one line on stderr.
+//! stderr with its frame index and byte offset, or in the report of inspect, recover and
+//! salvage), 2 when the command could not do its job (a missing file, an unreadable schema, a
+//! bad option, a framing that cannot be told, which inspect reports with 1); with several
+//! FILEs, the worst of theirs. Errors are one line on stderr.
 
 mod cat;
 mod convert;

@@ -23,12 +23,12 @@ An empty file is an empty stream: zero frames, clean, whatever its checksum.
 
 Exit status:
   0  all is well
-  1  the stream is damaged or fails a check (the first problem is printed on stderr, with its
-     frame index and byte offset)
+  1  the stream is damaged or fails a check: the first problem is named with its frame index
+     and byte offset, on stderr (in their report, for inspect, recover and salvage)
   2  the command could not do its job: a missing or unreadable file or schema, a bad option,
      a framing that cannot be told from the data (inspect reports that one, with status 1)
-With several FILEs, the status is the worst of theirs (2 over 1 over 0); each file's problem is
-printed on stderr, prefixed with its name.";
+With several FILEs, the status is the worst of theirs (2 over 1 over 0); each file's error
+line on stderr starts with its name.";
 
 /// Look into, check, repair, salvage, convert, print and pack streams of FlatBuffers messages.
 ///
