@@ -77,7 +77,16 @@ fn main() -> ExitCode {
     failure::set_quiet(cli.quiet);
     progress::set_shown(!cli.quiet && !cli.no_progress);
     let command = match (cli.command, cli.generate) {
-        (_, Some(kind)) => {
+        // --quiet and --no-progress go before a command or after it; --generate stands alone.
+        (Some(_), Some(_)) => {
+            let e = <Cli as clap::CommandFactory>::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--generate stands alone: it cannot be used with a command",
+            );
+            let _ = e.print();
+            return ExitCode::from(2);
+        }
+        (None, Some(kind)) => {
             return match generate::print(kind) {
                 Ok(status) => status.into(),
                 Err(failure) => failure.report(),

@@ -44,8 +44,7 @@ line on stderr starts with its name.";
     name = "flatstream",
     version,
     after_help = EXIT_STATUS,
-    propagate_version = true,
-    args_conflicts_with_subcommands = true
+    propagate_version = true
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]

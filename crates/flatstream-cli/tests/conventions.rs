@@ -405,6 +405,24 @@ fn quiet_leaves_stderr_to_errors() {
     // Errors still show.
     let line = run(&["verify", "-q", &path]).one_line_error(1);
     assert_starts_with(&line, "flatstream: frame 5 at byte offset ");
+    // Before the command or after it, as git's and cargo's global options go.
+    for flags in [
+        &["-q"][..],
+        &["--no-progress"],
+        &["--quiet", "--no-progress"],
+    ] {
+        let args = [flags, &["verify", &path]].concat();
+        let line = run(&args).one_line_error(1);
+        assert_starts_with(&line, "flatstream: frame 5 at byte offset ");
+        let args = [flags, &["salvage", &path, "-o", "-"]].concat();
+        let out = run(&args);
+        assert_eq!(out.status, 1, "{flags:?}: {out:?}");
+        if flags.contains(&"--no-progress") && flags.len() == 1 {
+            assert_starts_with(&out.stderr, "kept 49 frames");
+        } else {
+            assert_eq!(out.stderr, "", "{flags:?}");
+        }
+    }
 }
 
 /// `flatstream --generate KIND`'s output, checked to be a success with nothing on stderr.
@@ -511,7 +529,7 @@ fn generate_stands_alone_and_a_command_is_required_otherwise() {
     assert_eq!((out.status, out.stdout.as_str()), (2, ""), "{out:?}");
     assert_starts_with(
         &out.stderr,
-        "error: the subcommand 'verify' cannot be used with '--generate <KIND>'",
+        "error: --generate stands alone: it cannot be used with a command\n",
     );
     let out = run(&["--generate", "complete-tcsh"]);
     assert_eq!((out.status, out.stdout.as_str()), (2, ""), "{out:?}");
