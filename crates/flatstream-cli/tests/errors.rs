@@ -139,6 +139,33 @@ fn a_closed_pipe_ends_cat_quietly() {
     assert_eq!(out.1, "");
 }
 
+#[test]
+fn a_closed_pipe_ends_every_file_quietly() {
+    // `flatstream cat A B missing | head -1`: once stdout is closed, nothing more is printed,
+    // not even the missing file's error, and the status is 0, as cat(1) under head would end.
+    let dir = Dir::new();
+    let path = dir.file("t", &telemetry(100_000, ChecksumKind::XxHash64));
+    let missing = dir.path("missing");
+    for args in [
+        &["cat", &path, &path, &missing][..],
+        &["cat", &path, &missing, "--format", "json"],
+    ] {
+        // The first file alone prints far more than a pipe holds: the command is still
+        // writing it when the pipe closes.
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_flatstream"));
+        cmd.args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
+        drop(stdout);
+        let out = bounded_wait(child);
+        assert_eq!(out, (0, String::new()), "{args:?}");
+    }
+}
+
 fn bounded_wait(mut child: std::process::Child) -> (i32, String) {
     let started = std::time::Instant::now();
     loop {
