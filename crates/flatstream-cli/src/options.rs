@@ -113,7 +113,7 @@ pub(crate) enum Command {
 pub(crate) struct FramingArgs {
     /// The stream's checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
     /// the leading frames).
-    #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind)]
+    #[arg(long, short = 'c', value_name = "KIND", value_parser = KindParser, hide_possible_values = true)]
     pub(crate) checksum: Option<ChecksumKind>,
     /// Largest payload accepted, in bytes; a frame declaring more is corrupt. Set it to the
     /// bound the writer used: it is what tells a corrupt length from a torn tail. [default:
@@ -482,7 +482,7 @@ pub(crate) struct ConvertArgs {
     #[arg(long, short = 'o', value_name = "OUT")]
     pub(crate) output: String,
     /// The checksum to frame OUT with: none, xxhash64, crc32, crc32c or crc16.
-    #[arg(long, value_name = "KIND", value_parser = parse_kind)]
+    #[arg(long, value_name = "KIND", value_parser = KindParser, hide_possible_values = true)]
     pub(crate) to_checksum: ChecksumKind,
     #[command(flatten)]
     pub(crate) framing: FramingArgs,
@@ -542,6 +542,34 @@ pub(crate) struct PackArgs {
 
 fn parse_kind(name: &str) -> Result<ChecksumKind, String> {
     name.parse::<ChecksumKind>().map_err(|e| e.to_string())
+}
+
+/// Reads a checksum as [`parse_kind`] does (a name or an alias, in any case), and offers the
+/// names of the enabled checksums to shell completions (`--checksum <TAB>`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KindParser;
+
+impl clap::builder::TypedValueParser for KindParser {
+    type Value = ChecksumKind;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ChecksumKind, clap::Error> {
+        let parse: fn(&str) -> Result<ChecksumKind, String> = parse_kind;
+        parse.parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let kinds = ChecksumKind::ALL.into_iter().filter(|k| k.is_enabled());
+        Some(Box::new(
+            kinds.map(|k| clap::builder::PossibleValue::new(k.name())),
+        ))
+    }
 }
 
 #[cfg(test)]

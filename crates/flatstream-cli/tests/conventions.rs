@@ -457,12 +457,25 @@ fn generate_writes_completions_that_name_every_command_and_option() {
     ] {
         assert_contains(&bash, word);
     }
-    // The values of --checksum are not a fixed list (a parser): files after the options.
     assert_contains(&bash, "flatstream__subcmd__verify)");
+    // --checksum and --to-checksum complete to the checksums' names (aliases parse, unlisted).
+    for flag in ["--checksum", "--to-checksum"] {
+        assert_contains(
+            &bash,
+            &format!(
+                "{flag})\n                    COMPREPLY=($(compgen -W \"none xxhash64 crc32 crc16 \
+                 crc32c\" -- \"${{cur}}\"))"
+            ),
+        );
+    }
+    let dir = Dir::new();
+    let path = dir.file("t.fs", &telemetry(3, ChecksumKind::XxHash64));
+    run(&["verify", &path, "-c", "XXH3"]).ok();
 
     let zsh = generate("complete-zsh");
     assert_starts_with(&zsh, "#compdef flatstream\n");
     assert_contains(&zsh, "'--to-checksum=[The checksum to frame OUT with");
+    assert_contains(&zsh, ":KIND:(none xxhash64 crc32 crc16 crc32c)' \\");
     assert_contains(&zsh, "(verify)");
 
     let fish = generate("complete-fish");
