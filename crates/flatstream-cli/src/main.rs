@@ -14,11 +14,11 @@
 //!
 //! ```sh
 //! cargo install --path crates/flatstream-cli
-//! cargo run --release --example telemetry          # writes the demo stream
-//! flatstream inspect /tmp/flatstream-telemetry-demo.fstream
-//! flatstream verify /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs
-//! flatstream cat /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs --limit 3
-//! flatstream tail -f /tmp/flatstream-telemetry-demo.fstream --schema examples/telemetry.bfbs
+//! cargo run --release --example telemetry -- 1000000 demo.fstream   # a path given is kept
+//! flatstream inspect demo.fstream
+//! flatstream verify demo.fstream --schema examples/telemetry.bfbs
+//! flatstream cat demo.fstream --schema examples/telemetry.bfbs --limit 3
+//! flatstream tail -f demo.fstream --schema examples/telemetry.bfbs
 //! ```
 //!
 //! It behaves as ripgrep and fd do. `inspect`, `verify` and `cat` take several FILEs (`-` for
