@@ -208,10 +208,15 @@ fn run_one(
                 return Ok(ControlFlow::Continue(()));
             }
             if args.limit.is_some_and(|limit| printed >= limit) {
-                return Ok(ControlFlow::Break(()));
+                return Ok(ControlFlow::Break(())); // --limit 0
             }
             printer.print(index, offset, payload, &mut out)?;
             printed += 1;
+            // Stop at the limit, before reading the next frame: what follows the frames asked
+            // for is not read, so damage there is not an error of this command, as with head.
+            if args.limit.is_some_and(|limit| printed >= limit) {
+                return Ok(ControlFlow::Break(()));
+            }
             Ok(ControlFlow::Continue(()))
         },
     );

@@ -402,10 +402,10 @@ pub(crate) struct CatArgs {
     pub(crate) read: ReadArgs,
     #[command(flatten)]
     pub(crate) print: PrintArgs,
-    /// Skip the first N frames (they are still read and checked).
+    /// Skip the first N frames (they are still read, and their checksums checked).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub(crate) skip: u64,
-    /// Print at most N frames.
+    /// Print at most N frames (the frames after them are not read).
     #[arg(long, value_name = "N")]
     pub(crate) limit: Option<u64>,
 }

@@ -256,3 +256,41 @@ fn a_schema_error_is_one_sentence_naming_the_field_and_the_frame() {
         );
     }
 }
+
+#[test]
+fn limit_stops_before_the_frames_it_was_not_asked_for() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(20, ChecksumKind::Crc32);
+    // Frame 9 corrupt: the 9 frames before it are all that --limit 9 reads.
+    let path = dir.file("d", &flipped(&bytes, at[9] + 10, 1));
+    for args in [&["--limit", "9"][..], &["--skip", "4", "--limit", "5"]] {
+        let out = run(&[&["cat", &path, "-s", &telemetry_bfbs()][..], args].concat());
+        let messages = out.ok().json_lines();
+        assert_eq!(
+            messages.len(),
+            if args.len() == 2 { 9 } else { 5 },
+            "{args:?}"
+        );
+        assert_eq!(out.stderr, "", "{args:?}");
+    }
+    // One more, and the corrupt frame is among those asked for.
+    let out = run(&["cat", &path, "--limit", "10"]);
+    assert_eq!(out.stdout.lines().count(), 9);
+    assert_starts_with(
+        &out.one_line_error(1),
+        &format!(
+            "flatstream: frame 9 at byte offset {}: checksum mismatch",
+            at[9]
+        ),
+    );
+    // Cut short: --limit covers the frames that are whole.
+    let torn = dir.file("t", &bytes[..bytes.len() - 3]);
+    assert_eq!(
+        run(&["cat", &torn, "--limit", "19"])
+            .ok()
+            .stdout
+            .lines()
+            .count(),
+        19
+    );
+}
