@@ -133,6 +133,13 @@ impl Verifier<'_> {
         let why = match outcome {
             Ok(Ok(())) => return Ok(()),
             Ok(Err(FlatbufferError::VerificationError(e))) => explain(&e),
+            // What the reflection verifier says ("invalid schema: polluted buffer…") when it
+            // cannot read the root offset: the schema was checked when it was loaded.
+            Ok(Err(FlatbufferError::InvalidSchema)) if payload.len() < 4 => format!(
+                "its {} bytes are too few for a FlatBuffer (4 at least, the offset of its root \
+                 table)",
+                payload.len()
+            ),
             Ok(Err(e)) => sentence(&e.to_string()),
             // The verifier indexes a union's values with the type it reads from the buffer.
             Err(panic) => format!("the reflection verifier failed on it ({panic})"),

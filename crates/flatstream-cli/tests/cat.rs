@@ -294,3 +294,23 @@ fn limit_stops_before_the_frames_it_was_not_asked_for() {
         19
     );
 }
+
+#[test]
+fn a_payload_too_short_for_a_flatbuffer_is_said_so() {
+    let dir = Dir::new();
+    let good = telemetry(1, ChecksumKind::Crc32);
+    let short = framed(ChecksumKind::Crc32, &[&[1u8, 2, 3][..]]);
+    let path = dir.file("short", &[good.clone(), short].concat());
+    for command in ["cat", "verify"] {
+        let line = run(&[command, &path, "-s", &telemetry_bfbs()]).one_line_error(1);
+        assert_eq!(
+            line,
+            format!(
+                "flatstream: frame 1 at byte offset {}: not a valid telemetry.Telemetry: its 3 \
+                 bytes are too few for a FlatBuffer (4 at least, the offset of its root table)",
+                good.len()
+            ),
+            "{command}"
+        );
+    }
+}
