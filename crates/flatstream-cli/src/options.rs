@@ -186,7 +186,8 @@ const VERIFY_HELP: &str = "\
 Prints `ok: N frames, B bytes, KIND checksums verify` (`no checksum: frames parse` for a stream
 without one, whose frames can only be checked to follow each other) when every frame verifies.
 Otherwise it reports the first error on stderr with its frame index (0-based, counting intact
-frames) and byte offset, and stops. With --all it goes on past every error (resynchronising
+frames) and byte offset, and stops. A frame that runs past the end of a file is a torn tail
+only if nothing intact follows it, as recover tells them apart (a pipe is not looked past). With --all it goes on past every error (resynchronising
 after a corrupt frame as salvage does, which needs a file, not a pipe, and a checksum: a stream
 without one stops at its first corrupt frame), prints each damaged range on stdout (`frame N
 at bytes START..END: REASON`) and a count on stderr.

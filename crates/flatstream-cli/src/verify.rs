@@ -25,7 +25,7 @@ use crate::schema::{Schema, Verifier};
 use crate::walk::describe;
 use flatstream::{
     Checksum, ChecksumDeframer, ChecksumKind, Deframer, Error, Frames, MessageReader,
-    ParallelFrames, Salvage, Salvaged, SplitFrames, StreamReader, WithChecksum,
+    ParallelFrames, Recover, Salvage, Salvaged, SplitFrames, StreamEnd, StreamReader, WithChecksum,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -71,6 +71,54 @@ impl FrameError {
             end,
             kind,
             message: describe(error),
+        }
+    }
+
+    /// Calls this frame, which runs past the end of the stream, a damaged length, as recover
+    /// does: it declares `needed` bytes in all, and intact frames follow from `resumes_at`.
+    fn damaged_length(&mut self, needed: u64, resumes_at: u64) {
+        self.kind = "damage";
+        self.end = Some(resumes_at);
+        self.message = format!(
+            "it declares {needed} bytes, past the end of the input, but intact frames follow \
+             from byte offset {resumes_at}: its length is damaged, not a torn tail"
+        );
+    }
+
+    /// Without `--all`, a first error that runs past the end of mapped `bytes` is looked past,
+    /// as [`Recover`] does before it calls anything a torn tail: with a checksum, a frame that
+    /// verifies after it makes it a damaged length; without one, bytes that parse as frames to
+    /// the end make it one or a torn tail, which nothing tells apart.
+    fn look_past(&mut self, bytes: &[u8], framing: &Framing, max: usize) {
+        let Some(rest) = usize::try_from(self.offset)
+            .ok()
+            .and_then(|at| bytes.get(at..))
+        else {
+            return;
+        };
+        if self.kind != "torn_tail" {
+            return;
+        }
+        let scan = Recover::new(ChecksumDeframer::new(framing.checksum))
+            .with_max_frame_len(max)
+            .scan(rest);
+        match scan.end {
+            StreamEnd::Damaged {
+                needed, resumes_at, ..
+            } => self.damaged_length(needed, self.offset + resumes_at),
+            StreamEnd::Ambiguous {
+                needed,
+                present,
+                resumes_at,
+            } => {
+                self.message = format!(
+                    "the stream ends inside it ({present} of its {needed} bytes present), and \
+                     the bytes from offset {} on parse as frames up to the end: a torn tail or \
+                     a damaged length, which nothing tells apart without a checksum",
+                    self.offset + resumes_at
+                );
+            }
+            _ => {}
         }
     }
 
@@ -321,17 +369,15 @@ fn resume<D: Deframer>(
         && corrupt.offset == at
     {
         corrupt.end = first_end;
-        if corrupt.kind == "torn_tail" && first_end.is_some_and(|end| end < stream_end) {
+        if corrupt.kind == "torn_tail"
+            && let Some(resumes_at) = first_end.filter(|&end| end < stream_end)
+        {
             // `at` is in `bytes`, and a torn frame's header is whole when frames follow it.
             let i = (at - base) as usize;
             let claimed = bytes
                 .get(i..i + 4)
                 .map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-            corrupt.kind = "damage";
-            corrupt.message = format!(
-                "its length field says {claimed} bytes, past the end of the stream, yet frames \
-                 verify after it: damage, not a torn tail"
-            );
+            corrupt.damaged_length(u64::from(claimed) + options.header_len, resumes_at);
         }
     }
     let mut tally = tally.then(rest);
@@ -704,7 +750,12 @@ fn run_one(
                 progress: &mut progress,
                 threads,
             };
-            let tally = framing.kind.dispatch(job).map_err(Failure::error)??;
+            let mut tally = framing.kind.dispatch(job).map_err(Failure::error)??;
+            if !args.all
+                && let Some(first) = tally.damage.first_mut()
+            {
+                first.look_past(bytes, &framing, max);
+            }
             (tally, bytes.len() as u64)
         }
         None => {

@@ -222,9 +222,31 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
         "{r}"
     );
     let message = damage[0]["message"].as_str().unwrap();
-    assert_contains(message, "frames verify after it: damage, not a torn tail");
-    assert!(!message.contains("present: a torn tail"), "{message}");
+    let said = format!(
+        "it declares {} bytes, past the end of the input, but intact frames follow from byte \
+         offset {}: its length is damaged, not a torn tail",
+        0x7f00_0000 + (at[101] - at[100]),
+        at[101]
+    );
+    assert_eq!(message, said);
     assert_eq!(r["frames"], 299);
+    // Without --all, the first error is the same (mapped, on one thread or several), as
+    // recover calls it.
+    for extra in [&["-j", "1"][..], &["-j", "2"]] {
+        let args = [&["verify", &path, "--json"][..], extra].concat();
+        let out = run_with(&args, None, &[("FLATSTREAM_SPLIT_LEN", "2000")]);
+        let first = out.exits(1).json()["first_error"].clone();
+        assert_eq!(
+            (&first["kind"], &first["offset"], &first["end"]),
+            (&"damage".into(), &at[100].into(), &at[101].into()),
+            "{extra:?}"
+        );
+        assert_eq!(first["message"], said.as_str());
+    }
+    assert_eq!(
+        run(&["verify", &path]).one_line_error(1),
+        format!("flatstream: frame 100 at byte offset {}: {said}", at[100])
+    );
     // On every core, the same.
     let parallel = run_with(
         &["verify", &path, "--all", "--json", "-j", "2"],
@@ -275,6 +297,24 @@ fn all_stops_at_the_first_corrupt_frame_of_a_stream_without_a_checksum() {
         &line,
         "flatstream: 1 error in 100 frames, 0 bytes skipped (stopped at a corrupt frame: a \
          stream without a checksum cannot be resynchronised",
+    );
+    // The bytes after its header parse as frames to the end: a torn tail or a damaged length,
+    // and verify says it cannot tell, as recover does.
+    let line = run(&["verify", &path, "-c", "none"]).one_line_error(1);
+    assert_contains(
+        &line,
+        &format!(
+            "frame 100 at byte offset {}: the stream ends inside it ({} of its {} bytes \
+             present), and the bytes from offset ",
+            at[100],
+            bytes.len() as u64 - at[100],
+            0x7f00_0000 + (at[101] - at[100])
+        ),
+    );
+    assert_ends_with(
+        &line,
+        "on parse as frames up to the end: a torn tail or a damaged length, which nothing tells \
+         apart without a checksum",
     );
 }
 
