@@ -23,8 +23,9 @@
 //!
 //! It behaves as ripgrep and fd do. `inspect`, `verify` and `cat` take several FILEs (`-` for
 //! standard input) and report on each in turn, prefixed with its name; a command that writes a
-//! stream writes it to `-o OUT`; `--checksum` is always the input's checksum (`--to-checksum`
-//! the output's, in `convert`); a progress bar shows only when stderr is a terminal (`--quiet`
+//! stream writes it to `-o OUT`; `--checksum` is always the input stream's checksum
+//! (`--to-checksum` the output's, in `convert`; `pack`, whose input is JSON, frames its output
+//! with `--checksum`); a progress bar shows only when stderr is a terminal (`--quiet`
 //! or `--no-progress` turn it off); `--generate complete-bash|complete-zsh|complete-fish|man`
 //! prints shell completions or the man page.
 //!

@@ -10,11 +10,12 @@ use std::path::PathBuf;
 const EXIT_STATUS: &str = "\
 Conventions, for every command:
   FILE...         inspect, verify and cat take several files (- for standard input) and report
-                  on each in turn, its results prefixed with its name; recover, salvage,
-                  convert and tail take one
-  -o OUT          where a command writes a stream (salvage, convert): - for stdout
-  --checksum      the checksum of the input (default: detected from its leading frames);
-                  --to-checksum is the checksum of the output (convert)
+                  on each in turn, its results prefixed with its name; pack packs several
+                  into one stream; recover, salvage, convert and tail take one
+  -o OUT          where a command writes a stream (salvage, convert, pack): - for stdout
+  --checksum      the checksum of the input stream (default: detected from its leading
+                  frames); --to-checksum is the checksum of the output (convert); pack, whose
+                  input is JSON, frames its output with --checksum
   -q, --quiet     no progress bar, and nothing on stderr but errors
   --no-progress   no progress bar (one shows only when stderr is a terminal, for work that
                   lasts a few seconds)

@@ -374,11 +374,21 @@ fn output_is_dash_o_and_checksum_is_the_input_s_everywhere() {
     }
     // Every command that writes a stream has -o/--output, and every command that reads one
     // has --checksum.
-    for command in ["salvage", "convert"] {
+    for command in ["salvage", "convert", "pack"] {
         assert_contains(&run(&[command, "--help"]).ok().stdout, "-o, --output <OUT>");
     }
+    // The conventions in --help name every command that writes a stream, and pack's --checksum.
+    let help = run(&["--help"]).ok().stdout.clone();
+    assert_contains(
+        &help,
+        "-o OUT          where a command writes a stream (salvage, convert, pack)",
+    );
+    assert_contains(
+        &help,
+        "pack, whose\n                  input is JSON, frames its output with --checksum",
+    );
     for command in [
-        "inspect", "verify", "recover", "salvage", "cat", "convert", "tail",
+        "inspect", "verify", "recover", "salvage", "cat", "convert", "tail", "pack",
     ] {
         assert_contains(
             &run(&[command, "--help"]).ok().stdout,
