@@ -448,10 +448,23 @@ pub(crate) fn first_confirmed<D: Deframer>(
     deframer: D,
     max_frame_len: usize,
 ) -> Option<usize> {
+    first_chained(bytes, from, deframer, max_frame_len, DEFAULT_CONFIRMATIONS)
+}
+
+/// [`first_confirmed`] with `confirmations` frames to chain after the candidate (0: one
+/// verified frame, whole within `bytes`, is enough). Salvage resynchronizes with it.
+pub(crate) fn first_chained<D: Deframer>(
+    bytes: &[u8],
+    from: usize,
+    deframer: D,
+    max_frame_len: usize,
+    confirmations: usize,
+) -> Option<usize> {
     debug_assert!(from > 0, "a split from 0 starts there unconfirmed");
     let mut split = SplitFrames::new(bytes, from..bytes.len(), deframer)
         .ok()?
-        .with_max_frame_len(max_frame_len);
+        .with_max_frame_len(max_frame_len)
+        .with_confirmations(confirmations);
     split.sync();
     split.first
 }
