@@ -22,7 +22,7 @@ use crate::input::{Access, Input};
 use crate::options::VerifyArgs;
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
-use crate::walk::describe;
+use crate::walk::{describe, ends_inside};
 use flatstream::{
     Checksum, ChecksumDeframer, ChecksumKind, Deframer, Error, Frames, MessageReader,
     ParallelFrames, Salvage, Salvaged, SplitFrames, StreamReader, WithChecksum,
@@ -44,8 +44,10 @@ pub(crate) struct FrameError {
     /// failed the schema, the end of the input for a torn tail, the next frame that verifies
     /// after a corrupt one (with `--all` over a file; a reader that stops there does not know).
     pub(crate) end: Option<u64>,
-    /// "checksum", "too_large", "torn_tail", "schema", "damage" (a range with no frame that
-    /// verifies, after a corrupt frame, with `--all`) or "io".
+    /// "checksum", "too_large", "torn_tail", "damaged" (a frame runs past the end, but intact
+    /// frames follow it: its length is damaged), "ambiguous" (the same without a checksum to
+    /// tell), "schema", "damage" (a range with no frame that verifies, after a corrupt frame,
+    /// with `--all`) or "io".
     pub(crate) kind: &'static str,
     /// What is wrong, in words.
     pub(crate) message: String,
@@ -680,7 +682,8 @@ fn run_one(
                 progress: &mut progress,
                 threads,
             };
-            let tally = framing.kind.dispatch(job).map_err(Failure::error)??;
+            let mut tally = framing.kind.dispatch(job).map_err(Failure::error)??;
+            tally.judge_torn(bytes, 0, &framing, max);
             (tally, bytes.len() as u64)
         }
         None => {
@@ -691,6 +694,8 @@ fn run_one(
                     Error::Io { source, .. } => Failure::io(&name, source),
                     other => Failure::error(other),
                 })?;
+            let mut tally = tally;
+            tally.judge_torn(reader.buffer(), reader.position(), &framing, max);
             let bytes = reader.position() + reader.buffer().len() as u64;
             (tally, bytes)
         }
@@ -747,6 +752,30 @@ fn threads(
         count: if work { count } else { 1 },
         split_len,
         resync_bound,
+    }
+}
+
+impl Tally {
+    /// Gives the frame that runs past the end of the input the library's verdict: a torn tail,
+    /// or a damaged length with intact frames after it ([`ends_inside`]). `bytes` are the
+    /// input's last bytes, from stream offset `base` to its end.
+    fn judge_torn(&mut self, bytes: &[u8], base: u64, framing: &Framing, max: usize) {
+        let Some(torn) = self.damage.iter_mut().find(|e| e.kind == "torn_tail") else {
+            return;
+        };
+        let Some(rest) = torn
+            .offset
+            .checked_sub(base)
+            .and_then(|at| bytes.get(usize::try_from(at).ok()?..))
+        else {
+            return;
+        };
+        if let Some((kind, words)) =
+            ends_inside(rest, torn.offset, ChecksumDeframer::new(framing.checksum), max)
+        {
+            torn.kind = kind;
+            torn.message = words;
+        }
     }
 }
 
