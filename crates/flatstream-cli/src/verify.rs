@@ -770,9 +770,12 @@ impl Tally {
         else {
             return;
         };
-        if let Some((kind, words)) =
-            ends_inside(rest, torn.offset, ChecksumDeframer::new(framing.checksum), max)
-        {
+        if let Some((kind, words)) = ends_inside(
+            rest,
+            torn.offset,
+            ChecksumDeframer::new(framing.checksum),
+            max,
+        ) {
             torn.kind = kind;
             torn.message = words;
         }

@@ -145,7 +145,11 @@ pub(crate) fn ends_inside<D: Deframer>(
     deframer: D,
     max: usize,
 ) -> Option<(&'static str, String)> {
-    match Recover::new(deframer).with_max_frame_len(max).scan(rest).end {
+    match Recover::new(deframer)
+        .with_max_frame_len(max)
+        .scan(rest)
+        .end
+    {
         StreamEnd::Damaged {
             needed, resumes_at, ..
         } => Some((

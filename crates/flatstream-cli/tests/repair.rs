@@ -354,7 +354,10 @@ fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
     for words in [&resumes[..], "its length is damaged", "flatstream salvage"] {
         assert_contains(&text, words);
     }
-    assert!(!text.contains("a torn tail)") && !text.contains("--truncate"), "{text}");
+    assert!(
+        !text.contains("a torn tail)") && !text.contains("--truncate"),
+        "{text}"
+    );
 
     for mmap in [&[][..], &["--no-mmap"]] {
         let mut args = vec!["verify", &path[..]];
@@ -362,7 +365,10 @@ fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
         let line = run(&args).one_line_error(1);
         assert_starts_with(
             &line,
-            &format!("flatstream: frame 100 at byte offset {}: it declares", at[100]),
+            &format!(
+                "flatstream: frame 100 at byte offset {}: it declares",
+                at[100]
+            ),
         );
         assert_contains(&line, &resumes);
         assert_contains(&line, "flatstream salvage");
@@ -384,7 +390,9 @@ fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
     let mut doubt = plain.clone();
     doubt[at[10] as usize + 3] = 0x7f;
     let doubt = dir.file("doubt", &doubt);
-    let r = run(&["inspect", &doubt, "--json", "-c", "none"]).exits(1).json();
+    let r = run(&["inspect", &doubt, "--json", "-c", "none"])
+        .exits(1)
+        .json();
     assert_eq!(r["end"], "ambiguous", "{r}");
     assert_contains(r["end_detail"].as_str().unwrap(), "cannot tell apart");
     let r = run(&["verify", &doubt, "--json", "-c", "none"]).json();

@@ -464,7 +464,11 @@ mod tests {
         bytes.truncate(bytes.len() - 30);
         let count = Cell::new(0);
         let deframer = ChecksumDeframer::new(Fnv(&count));
-        let got = summary(Salvage::new(&bytes, deframer, crate::frame::DEFAULT_MAX_FRAME_LEN));
+        let got = summary(Salvage::new(
+            &bytes,
+            deframer,
+            crate::frame::DEFAULT_MAX_FRAME_LEN,
+        ));
         let kept: Vec<u64> = got
             .iter()
             .filter(|i| i.0 == 'F')

@@ -68,7 +68,11 @@ fn salvage_work_stays_within_the_documented_bound_on_hostile_garbage() {
     // most four times the bytes it may look through, at least 64 KiB.
     let budget = 2 * 4 * (bytes.len() as u64).max(64 << 10);
     assert!(n.get() <= budget, "{} bytes hashed", n.get());
-    assert!(n.get() < (garbage.len() as u64 / 4) * 4080 / 8, "{} bytes hashed", n.get());
+    assert!(
+        n.get() < (garbage.len() as u64 / 4) * 4080 / 8,
+        "{} bytes hashed",
+        n.get()
+    );
 }
 
 /// Hands over one byte per call, with `Interrupted` in between.
