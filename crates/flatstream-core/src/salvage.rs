@@ -3,7 +3,7 @@
 use crate::decode::{Decoded, Decoder};
 use crate::error::Error;
 use crate::framer::Deframer;
-use crate::split::{first_chained, first_confirmed};
+use crate::split::{DEFAULT_CONFIRMATIONS, OverBudget, first_chained};
 
 /// One item of a [`Salvage`]: a frame kept, a frame rejected for its content, or bytes skipped.
 #[derive(Debug)]
@@ -121,16 +121,22 @@ pub enum Salvaged<'a> {
 /// Resynchronisation is the search of [`SplitFrames`](crate::SplitFrames) (see its "Work"):
 /// headers are read before anything is hashed, and short claims are hashed before long ones.
 /// After damage at `start`, salvage first finds the next chain of three frames that verify
-/// (a frame and its [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS)), or of
-/// fewer ending exactly at the end of the input; then, between `start` and that chain, the
-/// first offset where one frame verifies and ends by the chain's start: a lone intact frame
-/// between two damaged ones is kept. Each of the two searches hashes at most four times the
-/// bytes it may look through (from `start` to the end of the input, then to the chain; at
-/// least 64 KiB), whatever the bytes hold and whatever the bound, and on
-/// ordinary damage far less: the first chain found is usually the next real frame. A search
-/// that spends its budget without finding a frame (hostile bytes, or a first real frame far
-/// larger than the distance searched) ends the skipped range at the chain, or at the end of
-/// the input. The bound still helps: fewer offsets declare a length that fits it.
+/// (a frame and its [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS)), or of fewer
+/// ending exactly at the end of the input; then, between `start` and that chain, the first
+/// offset where one frame verifies and ends by the chain's start, so that a lone intact frame
+/// between two damaged ones is kept. Each search hashes at most four times the bytes it may
+/// look through (from `start` to the end of the input, then to the chain; at least 64 KiB),
+/// whatever the bytes hold and whatever the bound, and ordinary damage costs far less: the
+/// first chain found is usually the next real frame. Where the search for lone frames spends
+/// its budget, the skipped range ends at the chain.
+///
+/// Only bytes built to defeat the header walk (length fields that chain, as in a payload of
+/// one repeated length) make the search for a chain spend its budget. Salvage then tries
+/// every offset in turn, as a search without a budget must: a try reads the header and, only
+/// if the declared length is at most `max_frame_len` and the payload is all present, computes
+/// one checksum over it, so skipping `g` bytes of an `n`-byte input costs at most
+/// `g × min(max_frame_len, n)` checksummed bytes. **Pass the bound your writer used** for
+/// input that may be hostile. `docs/robustness.md` has measurements.
 ///
 /// Without a checksum nothing is hashed: each offset of a skipped range costs one header read.
 #[derive(Debug, Clone)]
@@ -176,10 +182,10 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     }
 
     /// Tries the frame at `at`: the decoder decides, every error but a content error meaning
-    /// that no frame starts there.
-    fn try_at(&self, at: usize) -> Try<'a> {
+    /// that no frame starts there. The frame must end by `end`.
+    fn try_at(&self, at: usize, end: usize) -> Try<'a> {
         let bytes: &'a [u8] = self.bytes;
-        match self.decoder.decode(&bytes[at..], at as u64) {
+        match self.decoder.decode(&bytes[at..end], at as u64) {
             Ok(Decoded::Frame(frame)) if frame.is_zero() => Try::Zero,
             Ok(Decoded::Frame(frame)) => Try::Frame {
                 payload: frame.payload(),
@@ -198,34 +204,56 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         let deframer = self.decoder.deframer();
         let max = self.decoder.max_frame_len();
         if deframer.checksum_size() == 0 {
-            // Nothing is hashed: each offset costs a header read. No frame is shorter than its
-            // header, so offsets closer to the end than that are not tried.
-            let last = bytes.len().saturating_sub(self.decoder.header_len());
-            return (from..=last)
-                .find(|&at| matches!(self.try_at(at), Try::Frame { .. } | Try::Rejected { .. }))
-                .unwrap_or(bytes.len());
+            // Nothing is hashed: each offset costs a header read.
+            return self.first_frame(from, bytes.len());
         }
         // The first chain of confirmed frames, found by split's search; the resynchronisations
         // that start before it find it again, so it is kept.
         let confirmed = match self.confirmed {
-            Some((searched, at)) if searched <= from && from <= at => at,
-            _ => {
-                let at = first_confirmed(bytes, from, deframer, max).unwrap_or(bytes.len());
-                self.confirmed = Some((from, at));
-                at
-            }
+            Some((searched, at)) if searched <= from && from <= at => Some(at),
+            _ => match first_chained(bytes, from, deframer, max, DEFAULT_CONFIRMATIONS) {
+                Ok(found) => {
+                    let at = found.unwrap_or(bytes.len());
+                    self.confirmed = Some((from, at));
+                    Some(at)
+                }
+                Err(OverBudget) => None,
+            },
         };
-        if from >= confirmed {
-            return confirmed;
+        match confirmed {
+            Some(at) if from >= at => at,
+            // A frame before it ends at or before it (frames do not overlap), and may be
+            // followed by damage: one frame that verifies within the bytes up to it is enough.
+            Some(at) => match first_chained(&bytes[..at], from, deframer, max, 0) {
+                Ok(Some(lone)) => lone,
+                Ok(None) | Err(OverBudget) => at,
+            },
+            // Bytes that spend the budget: the search for one frame, then every offset in turn.
+            None => match first_chained(bytes, from, deframer, max, 0) {
+                Ok(found) => found.unwrap_or(bytes.len()),
+                Err(OverBudget) => self.first_frame(from, bytes.len()),
+            },
         }
-        // A frame before it ends at or before it (frames do not overlap), and may be followed
-        // by damage: one frame that verifies within the bytes up to it is enough.
-        first_chained(&bytes[..confirmed], from, deframer, max, 0).unwrap_or(confirmed)
+    }
+
+    /// The first offset from `from` on where a frame within `bytes[..end]` is accepted, else
+    /// `end`, trying every offset in turn. No frame is shorter than its header, so offsets
+    /// closer to `end` than that are not tried.
+    fn first_frame(&self, from: usize, end: usize) -> usize {
+        let last = end.saturating_sub(self.decoder.header_len());
+        (from..=last)
+            .find(|&at| {
+                matches!(
+                    self.try_at(at, end),
+                    Try::Frame { .. } | Try::Rejected { .. }
+                )
+            })
+            .unwrap_or(end)
     }
 
     /// Yields the frame at `at` and moves past it; `None` if no frame is accepted there.
     fn take_at(&mut self, at: usize) -> Option<Salvaged<'a>> {
-        let (payload, len) = match self.try_at(at) {
+        let (payload, len) = match self.try_at(at, self.bytes.len()) {
             Try::Nothing | Try::Zero => return None,
             Try::Frame { payload, len } => (payload, len),
             Try::Rejected { len, error } => {
@@ -428,6 +456,27 @@ mod tests {
         assert_eq!(items, 1);
         assert!(count.get() <= garbage.len() as u64 * 64, "{}", count.get());
         assert!(count.get() > 0);
+    }
+
+    #[test]
+    fn bytes_that_spend_the_budget_fall_back_to_trying_every_offset() {
+        // Every fourth offset declares a 4080-byte payload: a frame of 4088 bytes, which lands
+        // on the next such claim, so the headers chain and every chain must be hashed to be
+        // rejected. Both searches spend their budget; the survivor is still found.
+        let garbage: Vec<u8> = 4080u32.to_le_bytes().repeat(4 << 10);
+        let mut bytes = garbage.clone();
+        bytes.extend_from_slice(&framed(&[b"survivor"]));
+        let count = Cell::new(0);
+        let got = summary(Salvage::new(
+            &bytes,
+            ChecksumDeframer::new(Fnv(&count)),
+            4096,
+        ));
+        let end = garbage.len() as u64;
+        assert_eq!(got, [('S', 0, end), ('F', end, 8)]);
+        let budgets = 2 * 4 * (64 << 10);
+        assert!(count.get() > budgets, "{}", count.get());
+        assert!(count.get() <= budgets + end * 4096, "{}", count.get());
     }
 
     /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
