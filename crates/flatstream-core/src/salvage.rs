@@ -90,8 +90,8 @@ pub enum Salvaged<'a> {
 ///   overlap; a torn tail shows up as a final skipped range.
 /// * If the bytes from some offset `q` on are intact frames, and no earlier position inside the
 ///   damage happens to verify as a frame (see below), every frame from `q` on is yielded, all-zero
-///   frames excepted (see below), as long as resynchronisation finds `q` within its budget
-///   (see "Work bound": ordinary damage is far from spending it).
+///   frames excepted (see below), unless `q` is found only by the search for lone frames and
+///   that search spends its budget (see "Work bound": ordinary damage is far from spending it).
 ///
 /// # What it cannot promise
 ///
