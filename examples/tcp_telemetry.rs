@@ -14,7 +14,7 @@
 use bytes::Bytes;
 use flatbuffers::FlatBufferBuilder;
 use flatstream::{
-    AsyncStreamWriter, ChecksumDeframer, ChecksumFramer, DefaultFramer, Error, FrameCodec, Result,
+    AsyncStreamWriter, ChecksumDeframer, ChecksumFramer, Error, FrameCodec, Result,
     StreamSerialize, XxHash64,
 };
 use futures_util::StreamExt;
@@ -105,7 +105,7 @@ async fn process(mut payloads: mpsc::Receiver<Bytes>) -> Result<Totals> {
 /// One connection: decodes frames with the codec and passes each payload on. The channel is
 /// bounded: a slow processing task slows the decoding, which slows the client.
 async fn serve(socket: TcpStream) -> Result<Totals> {
-    let codec = FrameCodec::new(DefaultFramer, ChecksumDeframer::new(XxHash64::new()))
+    let codec = FrameCodec::read_only(ChecksumDeframer::new(XxHash64::new()))
         .with_max_frame_len(MAX_PAYLOAD);
     let mut frames = FramedRead::new(socket, codec);
     let (tx, rx) = mpsc::channel(1024);

@@ -291,7 +291,7 @@ fn main() -> std::io::Result<()> {
         frames_all(&bytes, DefaultDeframer).unwrap().frames
     });
     let path = scratch_with("allocations_read_path.fstream", &bytes)?;
-    let map = flatstream_bench::mmap::map(&std::fs::File::open(&path)?)?;
+    let map = flatstream::MappedFile::map(&std::fs::File::open(&path)?)?;
     report.measure("read_path/frames-mmap/100", || {
         frames_all(&map, DefaultDeframer).unwrap().frames
     });

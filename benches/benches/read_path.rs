@@ -60,7 +60,7 @@ fn read_path(c: &mut Criterion) {
     // The same iterator over a memory-mapped file (mapped once; pages warm).
     let path = scratch_with("read_path.fstream", &bytes).expect("write the scratch file");
     let file = std::fs::File::open(&path).expect("open the scratch file");
-    let map = flatstream_bench::mmap::map(&file).expect("map the scratch file");
+    let map = flatstream::MappedFile::map(&file).expect("map the scratch file");
     check(frames_all(&map, DefaultDeframer).unwrap());
     group.bench_function(BenchmarkId::new("frames-mmap", FRAMES), |b| {
         b.iter(|| black_box(frames_all(black_box(&map[..]), DefaultDeframer).unwrap()));

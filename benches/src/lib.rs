@@ -6,7 +6,6 @@ pub mod async_framing;
 pub mod checksums;
 pub mod core_loops;
 pub mod cycle;
-pub mod mmap;
 pub mod paths;
 pub mod scaling;
 pub mod wide;

@@ -245,7 +245,7 @@ mod tests {
         assert_eq!(seen.frames, 50);
         assert_eq!(seen.bytes, 50 * 300);
         let bytes = std::fs::read(&path).unwrap();
-        let mapped = crate::mmap::map(&File::open(&path).unwrap()).unwrap();
+        let mapped = flatstream::MappedFile::map(&File::open(&path).unwrap()).unwrap();
         assert_eq!(frames_all(&bytes, DefaultDeframer).unwrap(), seen);
         assert_eq!(frames_all(&mapped, DefaultDeframer).unwrap(), seen);
         std::fs::remove_file(&path).unwrap();

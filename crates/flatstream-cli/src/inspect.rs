@@ -10,7 +10,7 @@ use crate::input::{Access, Input};
 use crate::options::InspectArgs;
 use crate::progress::Progress;
 use crate::stats::Sizes;
-use crate::walk::{End, walk};
+use crate::walk::{End, ends_inside, walk};
 use flatstream::{Checksum, ChecksumDeframer, StreamReader};
 use serde::Serialize;
 use std::io::Write;
@@ -35,9 +35,11 @@ struct Report {
     header_bytes: u64,
     /// Share of the stream's bytes taken by headers, in percent.
     header_percent: f64,
-    /// "clean", "torn_tail", "corrupt", or "unknown" when the framing cannot be told.
+    /// "clean", "torn_tail", "damaged" (a frame runs past the end but intact frames follow
+    /// it: its length is damaged), "ambiguous" (no checksum: frames parse after it up to the
+    /// end), "corrupt", or "unknown" when the framing cannot be told.
     end: &'static str,
-    /// The offset of the torn or corrupt frame.
+    /// The offset of the torn, damaged or corrupt frame.
     end_offset: Option<u64>,
     /// The damage in words.
     end_detail: Option<String>,
@@ -130,11 +132,29 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     };
     let payload_bytes = walked.position - header_len * walked.frames;
     let header_bytes = header_len * walked.frames;
-    let (end, end_offset, mut end_detail) = match &walked.end {
+    let (mut end, end_offset, mut end_detail) = match &walked.end {
         End::Clean | End::Stopped => ("clean", None, None),
         End::Torn { offset, .. } => ("torn_tail", Some(*offset), walked.end.damage(walked.frames)),
         End::Corrupt { offset, .. } => ("corrupt", Some(*offset), walked.end.damage(walked.frames)),
     };
+    // An end inside a frame: a torn tail, unless the library finds intact frames after it.
+    if let End::Torn {
+        offset, present, ..
+    } = walked.end
+        && reader.buffer().len() as u64 == present
+        && let Some(inside) = ends_inside(
+            reader.buffer(),
+            offset,
+            ChecksumDeframer::new(framing.checksum),
+            max,
+        )
+    {
+        end = inside.kind;
+        end_detail = Some(format!(
+            "frame {} at byte offset {offset}: {}",
+            walked.frames, inside.words
+        ));
+    }
     if let (Some(detail), Some(offset)) = (&mut end_detail, end_offset) {
         let (head, complete) = (&hint_head[..], complete);
         detail.push_str(&detect::hint(

@@ -117,8 +117,9 @@ pub(crate) struct FramingArgs {
     #[arg(long, short = 'c', value_name = "KIND", value_parser = KindParser, hide_possible_values = true)]
     pub(crate) checksum: Option<ChecksumKind>,
     /// Largest payload accepted, in bytes; a frame declaring more is corrupt. Set it to the
-    /// bound the writer used: it is what tells a corrupt length from a torn tail. [default:
-    /// 2147483648]
+    /// bound the writer used: a length over it is known to be corrupt, and fewer lengths in
+    /// damaged bytes fit it. (A length within it that runs past the end is a torn tail unless
+    /// frames that verify follow it.) [default: 2147483648]
     #[arg(long, value_name = "BYTES")]
     pub(crate) max_frame_len: Option<usize>,
 }
@@ -138,8 +139,8 @@ impl FramingArgs {
 
 /// `--max-frame-len` in salvage, whose default bound is another (its help says which).
 const SALVAGE_MAX_FRAME_LEN: &str = "Largest payload accepted, in bytes; a frame declaring more is \
-     corrupt. Set it to the bound the writer used: it is what tells a corrupt length from a torn \
-     tail. [default: see below]";
+     corrupt. Set it to the bound the writer used: a length over it is known to be corrupt, and \
+     fewer lengths in damaged bytes fit it. [default: see below]";
 
 /// How to read the input: its framing, the bound on frames, and whether to map files.
 #[derive(Debug, Args)]
@@ -167,7 +168,8 @@ const INSPECT_HELP: &str = "\
 Output: the framing (and how it was found), frames, bytes, payload sizes (min, median, p99,
 max; exact up to 64 KiB, within 1/256 above), header bytes and their share of the stream, and
 how the stream ends: clean, a torn tail at an offset (a frame cut short, what a writer that died
-leaves), or a corrupt frame at an offset. Memory stays bounded whatever the file's size.
+leaves), a damaged length (a frame runs past the end, but intact frames follow it: run salvage),
+or a corrupt frame at an offset. Memory stays bounded whatever the file's size.
 
 Framing detection reads the leading frames (up to 64, within the first MiB) with each framing
 in turn. It names the one whose checksums verify non-empty payloads; the stream is ambiguous
@@ -239,16 +241,18 @@ Exit status:
      --force, what they allow)
   1  the stream is damaged and was left as it is (a dry run; or with --truncate, a corrupt or
      damaged frame without --cut-corrupt, an ambiguous end without --force)
-  2  the command could not do its job (missing file, --truncate on standard input)";
+  2  the command could not do its job (missing file, --truncate on standard input,
+     a framing that cannot be told)";
 
 const SALVAGE_HELP: &str = "\
 Writes every frame whose checksum verifies, in order, to OUT (- for stdout) with the same
 framing, and reports the byte ranges it skipped. Only checksummed streams can be salvaged: with
 no checksum, any bytes whose length field fits would pass for a frame.
 
-Resynchronising after damage tries every offset and checksums what a length there claims, so
-the bound matters: by default it is 1 MiB, or the power of two at or above the largest payload
-among the intact leading frames if that is larger. Frames after the damage with larger payloads
+Resynchronising after damage reads the length fields after it before checksumming what they
+claim, within a budget of a few times the input's length. Only lengths within the bound are
+candidates: by default it is 1 MiB, or the power of two at or above the largest payload among
+the intact leading frames if that is larger. Frames after the damage with larger payloads
 are skipped: pass --max-frame-len to keep them. Standard input is read whole into memory.
 
 Exit status:

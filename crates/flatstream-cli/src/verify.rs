@@ -22,10 +22,10 @@ use crate::input::{Access, Input};
 use crate::options::VerifyArgs;
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
-use crate::walk::describe;
+use crate::walk::{damaged_words, describe, ends_inside};
 use flatstream::{
     Checksum, ChecksumDeframer, ChecksumKind, Deframer, Error, Frames, MessageReader,
-    ParallelFrames, Recover, Salvage, Salvaged, SplitFrames, StreamEnd, StreamReader, WithChecksum,
+    ParallelFrames, Salvage, Salvaged, SplitFrames, StreamReader, WithChecksum,
 };
 use rayon::prelude::*;
 use serde::Serialize;
@@ -44,9 +44,10 @@ pub(crate) struct FrameError {
     /// failed the schema, the end of the input for a torn tail, the next frame that verifies
     /// after a corrupt one (with `--all` over a file; a reader that stops there does not know).
     pub(crate) end: Option<u64>,
-    /// "checksum", "too_large", "torn_tail", "schema", "damage" (with `--all`, a range with no
-    /// frame that verifies after a corrupt frame, or a length that runs past the end of the
-    /// stream although frames verify after it) or "io".
+    /// "checksum", "too_large", "torn_tail", "damaged" (a frame runs past the end, but intact
+    /// frames follow it: its length is damaged), "ambiguous" (the same without a checksum to
+    /// tell), "schema", "damage" (a range with no frame that verifies, after a corrupt frame,
+    /// with `--all`) or "io".
     pub(crate) kind: &'static str,
     /// What is wrong, in words.
     pub(crate) message: String,
@@ -77,49 +78,9 @@ impl FrameError {
     /// Calls this frame, which runs past the end of the stream, a damaged length, as recover
     /// does: it declares `needed` bytes in all, and intact frames follow from `resumes_at`.
     fn damaged_length(&mut self, needed: u64, resumes_at: u64) {
-        self.kind = "damage";
+        self.kind = "damaged";
         self.end = Some(resumes_at);
-        self.message = format!(
-            "it declares {needed} bytes, past the end of the input, but intact frames follow \
-             from byte offset {resumes_at}: its length is damaged, not a torn tail"
-        );
-    }
-
-    /// Without `--all`, a first error that runs past the end of mapped `bytes` is looked past,
-    /// as [`Recover`] does before it calls anything a torn tail: with a checksum, a frame that
-    /// verifies after it makes it a damaged length; without one, bytes that parse as frames to
-    /// the end make it one or a torn tail, which nothing tells apart.
-    fn look_past(&mut self, bytes: &[u8], framing: &Framing, max: usize) {
-        let Some(rest) = usize::try_from(self.offset)
-            .ok()
-            .and_then(|at| bytes.get(at..))
-        else {
-            return;
-        };
-        if self.kind != "torn_tail" {
-            return;
-        }
-        let scan = Recover::new(ChecksumDeframer::new(framing.checksum))
-            .with_max_frame_len(max)
-            .scan(rest);
-        match scan.end {
-            StreamEnd::Damaged {
-                needed, resumes_at, ..
-            } => self.damaged_length(needed, self.offset + resumes_at),
-            StreamEnd::Ambiguous {
-                needed,
-                present,
-                resumes_at,
-            } => {
-                self.message = format!(
-                    "the stream ends inside it ({present} of its {needed} bytes present), and \
-                     the bytes from offset {} on parse as frames up to the end: a torn tail or \
-                     a damaged length, which nothing tells apart without a checksum",
-                    self.offset + resumes_at
-                );
-            }
-            _ => {}
-        }
+        self.message = damaged_words(needed, resumes_at);
     }
 
     /// `frame N at byte offset START: what`, as every command names an error.
@@ -751,11 +712,7 @@ fn run_one(
                 threads,
             };
             let mut tally = framing.kind.dispatch(job).map_err(Failure::error)??;
-            if !args.all
-                && let Some(first) = tally.damage.first_mut()
-            {
-                first.look_past(bytes, &framing, max);
-            }
+            tally.judge_torn(bytes, 0, &framing, max);
             (tally, bytes.len() as u64)
         }
         None => {
@@ -766,6 +723,8 @@ fn run_one(
                     Error::Io { source, .. } => Failure::io(&name, source),
                     other => Failure::error(other),
                 })?;
+            let mut tally = tally;
+            tally.judge_torn(reader.buffer(), reader.position(), &framing, max);
             let bytes = reader.position() + reader.buffer().len() as u64;
             (tally, bytes)
         }
@@ -822,6 +781,34 @@ fn threads(
         count: if work { count } else { 1 },
         split_len,
         resync_bound,
+    }
+}
+
+impl Tally {
+    /// Gives the frame that runs past the end of the input the library's verdict: a torn tail,
+    /// or a damaged length with intact frames after it ([`ends_inside`]). `bytes` are the
+    /// input's last bytes, from stream offset `base` to its end.
+    fn judge_torn(&mut self, bytes: &[u8], base: u64, framing: &Framing, max: usize) {
+        let Some(torn) = self.damage.iter_mut().find(|e| e.kind == "torn_tail") else {
+            return;
+        };
+        let Some(rest) = torn
+            .offset
+            .checked_sub(base)
+            .and_then(|at| bytes.get(usize::try_from(at).ok()?..))
+        else {
+            return;
+        };
+        if let Some(inside) = ends_inside(
+            rest,
+            torn.offset,
+            ChecksumDeframer::new(framing.checksum),
+            max,
+        ) {
+            torn.kind = inside.kind;
+            torn.message = inside.words;
+            torn.end = Some(inside.resumes_at);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::failure::{Failure, io_message};
 use crate::progress::Progress;
-use flatstream::{Error, MessageReader};
+use flatstream::{Deframer, Error, MessageReader, Recover, StreamEnd};
 use std::ops::ControlFlow;
 
 /// How a walk over a stream ended.
@@ -132,4 +132,61 @@ pub(crate) fn describe(error: &Error) -> String {
         Error::Io { source, .. } => format!("read error: {}", io_message(source)),
         other => other.to_string(),
     }
+}
+
+/// How an input that ends inside the frame at stream offset `offset` ends, in the library's
+/// verdict ([`Recover`]): `rest` is the bytes from that frame's start to the end of the input.
+/// `None` for a torn tail (or bytes that do not end inside a frame); otherwise the kind for
+/// `--json` ("damaged": a damaged length, intact frames after it; "ambiguous": no checksum to
+/// tell) and the words, without the frame's index and offset.
+pub(crate) fn ends_inside<D: Deframer>(
+    rest: &[u8],
+    offset: u64,
+    deframer: D,
+    max: usize,
+) -> Option<Inside> {
+    match Recover::new(deframer)
+        .with_max_frame_len(max)
+        .scan(rest)
+        .end
+    {
+        StreamEnd::Damaged {
+            needed, resumes_at, ..
+        } => Some(Inside {
+            kind: "damaged",
+            words: damaged_words(needed, offset + resumes_at),
+            resumes_at: offset + resumes_at,
+        }),
+        StreamEnd::Ambiguous {
+            needed, resumes_at, ..
+        } => Some(Inside {
+            kind: "ambiguous",
+            words: format!(
+                "it declares {needed} bytes, past the end of the input, and the bytes from \
+                 offset {} parse as frames up to the end: a torn tail, or a damaged length \
+                 followed by intact frames, which a stream without a checksum cannot tell apart",
+                offset + resumes_at
+            ),
+            resumes_at: offset + resumes_at,
+        }),
+        _ => None,
+    }
+}
+
+/// What [`ends_inside`] found: the kind (`"damaged"` or `"ambiguous"`), the words, and the
+/// stream offset where the frames after the failing one start.
+pub(crate) struct Inside {
+    pub(crate) kind: &'static str,
+    pub(crate) words: String,
+    pub(crate) resumes_at: u64,
+}
+
+/// How every command words a frame whose length runs past the end of the input while intact
+/// frames follow it from `resumes_at`: it declares `needed` bytes in all.
+pub(crate) fn damaged_words(needed: u64, resumes_at: u64) -> String {
+    format!(
+        "it declares {needed} bytes, past the end of the input, but intact frames resume at \
+         byte offset {resumes_at}: its length is damaged, not a torn tail; run `flatstream \
+         salvage` to keep them"
+    )
 }

@@ -295,6 +295,7 @@ fn a_framing_that_cannot_be_told_is_status_2_as_every_help_says() {
         &["verify", &zeros][..],
         &["cat", &zeros],
         &["salvage", &zeros, "-o", &out],
+        &["recover", &zeros],
         &["convert", &zeros, "-o", &out, "--to-checksum", "none"],
         &["tail", &zeros],
     ] {

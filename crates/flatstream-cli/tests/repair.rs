@@ -332,3 +332,69 @@ fn without_a_checksum_an_end_in_doubt_is_cut_only_with_force() {
     // --force needs --truncate.
     run(&["recover", &path, "--force"]).exits(2);
 }
+
+/// inspect and verify read a stream to its first damage; a length that runs past the end with
+/// intact frames after it is damage, said as the library tells it, not a torn tail, and what
+/// they advise is salvage, never `recover --truncate`.
+#[test]
+fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
+    let dir = Dir::new();
+    let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
+    let mut damaged = bytes.clone();
+    damaged[at[100] as usize + 3] = 0x7f;
+    let path = dir.file("damaged", &damaged);
+    let resumes = format!("resume at byte offset {}", at[101]);
+
+    let r = run(&["inspect", &path, "--json"]).exits(1).json();
+    assert_eq!(
+        (&r["end"], &r["end_offset"], &r["frames"]),
+        (&"damaged".into(), &at[100].into(), &100.into())
+    );
+    let text = run(&["inspect", &path]).exits(1).stdout.clone();
+    for words in [&resumes[..], "its length is damaged", "flatstream salvage"] {
+        assert_contains(&text, words);
+    }
+    assert!(
+        !text.contains("a torn tail)") && !text.contains("--truncate"),
+        "{text}"
+    );
+
+    for mmap in [&[][..], &["--no-mmap"]] {
+        let mut args = vec!["verify", &path[..]];
+        args.extend(mmap);
+        let line = run(&args).one_line_error(1);
+        assert_starts_with(
+            &line,
+            &format!(
+                "flatstream: frame 100 at byte offset {}: it declares",
+                at[100]
+            ),
+        );
+        assert_contains(&line, &resumes);
+        assert_contains(&line, "flatstream salvage");
+        assert!(!line.contains("--truncate"), "{line}");
+        args.push("--json");
+        let r = run(&args).json();
+        assert_eq!(r["first_error"]["kind"], "damaged", "{r}");
+    }
+
+    // A genuine torn tail is still one.
+    let torn = dir.file("torn", &bytes[..bytes.len() - 5]);
+    let r = run(&["inspect", &torn, "--json"]).exits(1).json();
+    assert_eq!(r["end"], "torn_tail");
+    let r = run(&["verify", &torn, "--json"]).json();
+    assert_eq!(r["first_error"]["kind"], "torn_tail");
+
+    // Without a checksum, the same damage is in doubt, and said so.
+    let (plain, at) = telemetry_at(20, ChecksumKind::None);
+    let mut doubt = plain.clone();
+    doubt[at[10] as usize + 3] = 0x7f;
+    let doubt = dir.file("doubt", &doubt);
+    let r = run(&["inspect", &doubt, "--json", "-c", "none"])
+        .exits(1)
+        .json();
+    assert_eq!(r["end"], "ambiguous", "{r}");
+    assert_contains(r["end_detail"].as_str().unwrap(), "cannot tell apart");
+    let r = run(&["verify", &doubt, "--json", "-c", "none"]).json();
+    assert_eq!(r["first_error"]["kind"], "ambiguous", "{r}");
+}

@@ -218,13 +218,13 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
     assert_eq!(damage.len(), 1, "{r}");
     assert_eq!(
         (&damage[0]["kind"], &damage[0]["offset"], &damage[0]["end"]),
-        (&"damage".into(), &at[100].into(), &at[101].into()),
+        (&"damaged".into(), &at[100].into(), &at[101].into()),
         "{r}"
     );
     let message = damage[0]["message"].as_str().unwrap();
     let said = format!(
-        "it declares {} bytes, past the end of the input, but intact frames follow from byte \
-         offset {}: its length is damaged, not a torn tail",
+        "it declares {} bytes, past the end of the input, but intact frames resume at byte \
+         offset {}: its length is damaged, not a torn tail; run `flatstream salvage` to keep them",
         0x7f00_0000 + (at[101] - at[100]),
         at[101]
     );
@@ -238,7 +238,7 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
         let first = out.exits(1).json()["first_error"].clone();
         assert_eq!(
             (&first["kind"], &first["offset"], &first["end"]),
-            (&"damage".into(), &at[100].into(), &at[101].into()),
+            (&"damaged".into(), &at[100].into(), &at[101].into()),
             "{extra:?}"
         );
         assert_eq!(first["message"], said.as_str());
@@ -304,17 +304,16 @@ fn all_stops_at_the_first_corrupt_frame_of_a_stream_without_a_checksum() {
     assert_contains(
         &line,
         &format!(
-            "frame 100 at byte offset {}: the stream ends inside it ({} of its {} bytes \
-             present), and the bytes from offset ",
+            "frame 100 at byte offset {}: it declares {} bytes, past the end of the input, and \
+             the bytes from offset ",
             at[100],
-            bytes.len() as u64 - at[100],
             0x7f00_0000 + (at[101] - at[100])
         ),
     );
     assert_ends_with(
         &line,
-        "on parse as frames up to the end: a torn tail or a damaged length, which nothing tells \
-         apart without a checksum",
+        "parse as frames up to the end: a torn tail, or a damaged length followed by intact \
+         frames, which a stream without a checksum cannot tell apart",
     );
 }
 

@@ -3,6 +3,7 @@
 use crate::decode::{Decoded, Decoder};
 use crate::error::Error;
 use crate::framer::Deframer;
+use crate::split::{DEFAULT_CONFIRMATIONS, OverBudget, first_chained};
 
 /// One item of a [`Salvage`]: a frame kept, a frame rejected for its content, or bytes skipped.
 #[derive(Debug)]
@@ -89,7 +90,8 @@ pub enum Salvaged<'a> {
 ///   overlap; a torn tail shows up as a final skipped range.
 /// * If the bytes from some offset `q` on are intact frames, and no earlier position inside the
 ///   damage happens to verify as a frame (see below), every frame from `q` on is yielded, all-zero
-///   frames excepted (see below).
+///   frames excepted (see below), unless `q` is found only by the search for lone frames and
+///   that search spends its budget (see "Work bound": ordinary damage is far from spending it).
 ///
 /// # What it cannot promise
 ///
@@ -116,15 +118,27 @@ pub enum Salvaged<'a> {
 ///
 /// # Work bound
 ///
-/// Each offset inside a skipped range is tried once. A try reads the header (constant work)
-/// and, only if the declared length is at most `max_frame_len` and the payload is all present,
-/// computes one checksum over it. Skipping `g` bytes of an `n`-byte input therefore costs at most
-/// `g × min(max_frame_len, n)` checksummed bytes: linear in the damage for a fixed bound, but
-/// quadratic if the bound is as large as the input. **Pass the bound your writer used**, not
-/// the 2 GiB default of the reader. On random bytes a length fits a bound `M` with probability
-/// `M / 2^32`, so the expected cost is far lower (about `M² / 2^33` bytes per offset: half a
-/// byte for `M` = 64 KiB); the bound matters for hostile input. `docs/robustness.md` has
-/// measurements.
+/// Resynchronisation is the search of [`SplitFrames`](crate::SplitFrames) (see its "Work"):
+/// headers are read before anything is hashed, and short claims are hashed before long ones.
+/// After damage at `start`, salvage first finds the next chain of three frames that verify
+/// (a frame and its [`DEFAULT_CONFIRMATIONS`](crate::DEFAULT_CONFIRMATIONS)), or of fewer
+/// ending exactly at the end of the input; then, between `start` and that chain, the first
+/// offset where one frame verifies and ends by the chain's start, so that a lone intact frame
+/// between two damaged ones is kept. Each search hashes at most four times the bytes it may
+/// look through (from `start` to the end of the input, then to the chain; at least 64 KiB),
+/// whatever the bytes hold and whatever the bound, and ordinary damage costs far less: the
+/// first chain found is usually the next real frame. Where the search for lone frames spends
+/// its budget, the skipped range ends at the chain.
+///
+/// Only bytes built to defeat the header walk (length fields that chain, as in a payload of
+/// one repeated length) make the search for a chain spend its budget. Salvage then tries
+/// every offset in turn, as a search without a budget must: a try reads the header and, only
+/// if the declared length is at most `max_frame_len` and the payload is all present, computes
+/// one checksum over it, so skipping `g` bytes of an `n`-byte input costs at most
+/// `g × min(max_frame_len, n)` checksummed bytes. **Pass the bound your writer used** for
+/// input that may be hostile. `docs/robustness.md` has measurements.
+///
+/// Without a checksum nothing is hashed: each offset of a skipped range costs one header read.
 #[derive(Debug, Clone)]
 pub struct Salvage<'a, D> {
     bytes: &'a [u8],
@@ -132,6 +146,9 @@ pub struct Salvage<'a, D> {
     decoder: Decoder<D>,
     /// A frame found at the end of a skipped range, yielded right after it.
     pending: Option<usize>,
+    /// The last search for a confirmed chain: where it started, and the chain it found (the
+    /// input's length if none).
+    confirmed: Option<(usize, usize)>,
 }
 
 /// What a try at one offset found.
@@ -155,6 +172,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
             pos: 0,
             decoder: Decoder::new(deframer).with_max_frame_len(max_frame_len),
             pending: None,
+            confirmed: None,
         }
     }
 
@@ -164,10 +182,10 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     }
 
     /// Tries the frame at `at`: the decoder decides, every error but a content error meaning
-    /// that no frame starts there.
-    fn try_at(&self, at: usize) -> Try<'a> {
+    /// that no frame starts there. The frame must end by `end`.
+    fn try_at(&self, at: usize, end: usize) -> Try<'a> {
         let bytes: &'a [u8] = self.bytes;
-        match self.decoder.decode(&bytes[at..], at as u64) {
+        match self.decoder.decode(&bytes[at..end], at as u64) {
             Ok(Decoded::Frame(frame)) if frame.is_zero() => Try::Zero,
             Ok(Decoded::Frame(frame)) => Try::Frame {
                 payload: frame.payload(),
@@ -178,9 +196,64 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         }
     }
 
+    /// Where the first frame after the one that failed at `start` starts, or the input's
+    /// length: the resynchronisation described under "Work bound" in [`Salvage`].
+    fn resync(&mut self, start: usize) -> usize {
+        let bytes: &'a [u8] = self.bytes;
+        let from = start + 1;
+        let deframer = self.decoder.deframer();
+        let max = self.decoder.max_frame_len();
+        if deframer.checksum_size() == 0 {
+            // Nothing is hashed: each offset costs a header read.
+            return self.first_frame(from, bytes.len());
+        }
+        // The first chain of confirmed frames, found by split's search; the resynchronisations
+        // that start before it find it again, so it is kept.
+        let confirmed = match self.confirmed {
+            Some((searched, at)) if searched <= from && from <= at => Some(at),
+            _ => match first_chained(bytes, from, deframer, max, DEFAULT_CONFIRMATIONS) {
+                Ok(found) => {
+                    let at = found.unwrap_or(bytes.len());
+                    self.confirmed = Some((from, at));
+                    Some(at)
+                }
+                Err(OverBudget) => None,
+            },
+        };
+        match confirmed {
+            Some(at) if from >= at => at,
+            // A frame before it ends at or before it (frames do not overlap), and may be
+            // followed by damage: one frame that verifies within the bytes up to it is enough.
+            Some(at) => match first_chained(&bytes[..at], from, deframer, max, 0) {
+                Ok(Some(lone)) => lone,
+                Ok(None) | Err(OverBudget) => at,
+            },
+            // Bytes that spend the budget: the search for one frame, then every offset in turn.
+            None => match first_chained(bytes, from, deframer, max, 0) {
+                Ok(found) => found.unwrap_or(bytes.len()),
+                Err(OverBudget) => self.first_frame(from, bytes.len()),
+            },
+        }
+    }
+
+    /// The first offset from `from` on where a frame within `bytes[..end]` is accepted, else
+    /// `end`, trying every offset in turn. No frame is shorter than its header, so offsets
+    /// closer to `end` than that are not tried.
+    fn first_frame(&self, from: usize, end: usize) -> usize {
+        let last = end.saturating_sub(self.decoder.header_len());
+        (from..=last)
+            .find(|&at| {
+                matches!(
+                    self.try_at(at, end),
+                    Try::Frame { .. } | Try::Rejected { .. }
+                )
+            })
+            .unwrap_or(end)
+    }
+
     /// Yields the frame at `at` and moves past it; `None` if no frame is accepted there.
     fn take_at(&mut self, at: usize) -> Option<Salvaged<'a>> {
-        let (payload, len) = match self.try_at(at) {
+        let (payload, len) = match self.try_at(at, self.bytes.len()) {
             Try::Nothing | Try::Zero => return None,
             Try::Frame { payload, len } => (payload, len),
             Try::Rejected { len, error } => {
@@ -218,28 +291,16 @@ impl<'a, D: Deframer> Iterator for Salvage<'a, D> {
         if let Some(item) = self.take_at(start) {
             return Some(item);
         }
-        // Resynchronise: the first later offset where a frame verifies. No frame is shorter
-        // than its header, so offsets closer to the end than that are not tried.
-        let header_len = self.decoder.header_len();
-        let last = self.bytes.len().saturating_sub(header_len);
-        let mut at = start + 1;
-        while at <= last {
-            if matches!(self.try_at(at), Try::Frame { .. } | Try::Rejected { .. }) {
-                // Verified again when yielded: one more checksum per resynchronisation, not
-                // per byte, and the iterator stays small and `Clone`.
-                self.pending = Some(at);
-                self.pos = at;
-                return Some(Salvaged::Skipped {
-                    start: start as u64,
-                    end: at as u64,
-                });
-            }
-            at += 1;
+        let at = self.resync(start);
+        self.pos = at;
+        if at < self.bytes.len() {
+            // Verified again when yielded: one more checksum per resynchronisation, not per
+            // byte, and the iterator stays small and `Clone`.
+            self.pending = Some(at);
         }
-        self.pos = self.bytes.len();
         Some(Salvaged::Skipped {
             start: start as u64,
-            end: self.bytes.len() as u64,
+            end: at as u64,
         })
     }
 }
@@ -395,6 +456,84 @@ mod tests {
         assert_eq!(items, 1);
         assert!(count.get() <= garbage.len() as u64 * 64, "{}", count.get());
         assert!(count.get() > 0);
+    }
+
+    #[test]
+    fn bytes_that_spend_the_budget_fall_back_to_trying_every_offset() {
+        // Every fourth offset declares a 4080-byte payload: a frame of 4088 bytes, which lands
+        // on the next such claim, so the headers chain and every chain must be hashed to be
+        // rejected. Both searches spend their budget; the survivor is still found.
+        let garbage: Vec<u8> = 4080u32.to_le_bytes().repeat(4 << 10);
+        let mut bytes = garbage.clone();
+        bytes.extend_from_slice(&framed(&[b"survivor"]));
+        let count = Cell::new(0);
+        let got = summary(Salvage::new(
+            &bytes,
+            ChecksumDeframer::new(Fnv(&count)),
+            4096,
+        ));
+        let end = garbage.len() as u64;
+        assert_eq!(got, [('S', 0, end), ('F', end, 8)]);
+        let budgets = 2 * 4 * (64 << 10);
+        assert!(count.get() > budgets, "{}", count.get());
+        assert!(count.get() <= budgets + end * 4096, "{}", count.get());
+    }
+
+    /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
+    fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
+        (0..n)
+            .flat_map(|_| {
+                *seed ^= *seed << 13;
+                *seed ^= *seed >> 7;
+                *seed ^= *seed << 17;
+                u32::try_from(*seed % below).unwrap().to_le_bytes()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn resynchronising_with_the_default_bound_hashes_a_small_multiple_of_the_input() {
+        // Payloads of 32-bit words below the stream's length, as a capture's arbitrary field
+        // values are: nearly every offset declares a frame that fits the default bound and
+        // lands inside the data. Trying each offset's claim would hash about half the stream
+        // per offset skipped.
+        let mut seed = 0x9E37_79B9_7F4A_7C15;
+        let frames = 2000;
+        let guess = frames * (8 + 64);
+        let payloads: Vec<Vec<u8>> = (0..frames)
+            .map(|_| arbitrary_words(&mut seed, 16, guess as u64))
+            .collect();
+        let refs: Vec<&[u8]> = payloads.iter().map(Vec::as_slice).collect();
+        let mut bytes = framed(&refs);
+        // Damage: a length; a payload and the next frame's checksum; another length; the last
+        // frame's length, and the stream torn inside that frame.
+        let damaged = [100, 700, 701, 1200, 1999];
+        for (frame, at) in damaged.iter().zip([0, 20, 5, 1, 0]) {
+            bytes[frame * 72 + at] ^= 0x5A;
+        }
+        bytes.truncate(bytes.len() - 30);
+        let count = Cell::new(0);
+        let deframer = ChecksumDeframer::new(Fnv(&count));
+        let got = summary(Salvage::new(
+            &bytes,
+            deframer,
+            crate::frame::DEFAULT_MAX_FRAME_LEN,
+        ));
+        let kept: Vec<u64> = got
+            .iter()
+            .filter(|i| i.0 == 'F')
+            .map(|i| i.1 / 72)
+            .collect();
+        let expected: Vec<u64> = (0..frames as u64)
+            .filter(|&f| !damaged.iter().any(|&d| d as u64 == f))
+            .collect();
+        assert_eq!(kept, expected);
+        assert!(
+            count.get() <= 4 * bytes.len() as u64,
+            "{} bytes hashed for a {}-byte input",
+            count.get(),
+            bytes.len()
+        );
     }
 
     #[test]

@@ -32,6 +32,11 @@ const MIN_REACH: usize = 64 << 10;
 /// The bytes resynchronization may hash, per byte of the split (or of [`MIN_REACH`]).
 const HASH_BUDGET: usize = 4;
 
+/// A resynchronization that spent its budget before it found a frame (see "Work" in
+/// [`SplitFrames`]).
+#[derive(Debug)]
+pub(crate) struct OverBudget;
+
 /// How the chain of a candidate fared once hashed.
 enum Tried {
     /// Every frame verified.
@@ -258,7 +263,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     pub fn sync(&mut self) -> Option<u64> {
         if !self.synced {
             self.synced = true;
-            self.first = self.resync();
+            self.first = self.resync().ok().flatten();
             self.parked = None;
             self.frames
                 .restart(&self.bytes[self.first.unwrap_or(self.end)..]);
@@ -293,14 +298,14 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     }
 
     /// The split's first frame: the first offset in the range that starts a confirmed chain,
-    /// tried cheapest first (see "Work" in [`SplitFrames`]); `None` if none is found within the
-    /// budget.
-    fn resync(&self) -> Option<usize> {
+    /// tried cheapest first (see "Work" in [`SplitFrames`]); `None` if none is found, `Err` if
+    /// the search spent its budget first.
+    fn resync(&self) -> core::result::Result<Option<usize>, OverBudget> {
         // No frame is shorter than its header: offsets closer to the end are not tried.
         let last = self.bytes.len().saturating_sub(self.decoder().header_len());
         let until = self.end.min(last.saturating_add(1));
         if self.start >= until {
-            return None;
+            return Ok(None);
         }
         let reach = (self.end - self.start).max(MIN_REACH);
         let mut budget = reach.saturating_mul(HASH_BUDGET);
@@ -313,13 +318,18 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
                     continue;
                 };
                 match self.verify_chain(at, chain_end, &mut budget) {
-                    Tried::Confirmed => return self.earliest(at, span, &mut budget),
+                    Tried::Confirmed => {
+                        return self
+                            .earliest(at, span, &mut budget)
+                            .map(Some)
+                            .ok_or(OverBudget);
+                    }
                     Tried::Rejected => {}
-                    Tried::OverBudget => return None,
+                    Tried::OverBudget => return Err(OverBudget),
                 }
             }
             if span >= reach {
-                return None;
+                return Ok(None);
             }
             // Once the window holds the whole range, only the span is left to grow.
             span = if window == until {
@@ -448,12 +458,30 @@ pub(crate) fn first_confirmed<D: Deframer>(
     deframer: D,
     max_frame_len: usize,
 ) -> Option<usize> {
+    first_chained(bytes, from, deframer, max_frame_len, DEFAULT_CONFIRMATIONS)
+        .ok()
+        .flatten()
+}
+
+/// [`first_confirmed`] with `confirmations` frames to chain after the candidate (0: one
+/// verified frame, whole within `bytes`, is enough), telling a search that spent its budget
+/// (`Err`) from one that found no frame (`Ok(None)`, also for a deframer without a checksum).
+/// Salvage resynchronizes with it.
+pub(crate) fn first_chained<D: Deframer>(
+    bytes: &[u8],
+    from: usize,
+    deframer: D,
+    max_frame_len: usize,
+    confirmations: usize,
+) -> core::result::Result<Option<usize>, OverBudget> {
     debug_assert!(from > 0, "a split from 0 starts there unconfirmed");
-    let mut split = SplitFrames::new(bytes, from..bytes.len(), deframer)
-        .ok()?
-        .with_max_frame_len(max_frame_len);
-    split.sync();
-    split.first
+    let Ok(split) = SplitFrames::new(bytes, from..bytes.len(), deframer) else {
+        return Ok(None);
+    };
+    split
+        .with_max_frame_len(max_frame_len)
+        .with_confirmations(confirmations)
+        .resync()
 }
 
 impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
