@@ -102,6 +102,8 @@ mod testing;
 #[cfg(feature = "std")]
 mod watermark;
 #[cfg(feature = "std")]
+mod write_core;
+#[cfg(feature = "std")]
 mod writer;
 
 #[cfg(feature = "std")]
@@ -143,10 +145,9 @@ pub use sync::{
 #[cfg(feature = "std")]
 pub use watermark::{WatermarkFile, read_watermark};
 #[cfg(feature = "std")]
-#[doc(hidden)]
-pub use writer::account_write as __account_write;
+pub use write_core::{Receipt, WriterCore};
 #[cfg(feature = "std")]
-pub use writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
+pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;

@@ -37,7 +37,7 @@
 //! [`sync`]: crate::StreamWriter::sync
 
 use crate::watermark::WatermarkFile;
-use crate::writer::Receipt;
+use crate::write_core::Receipt;
 use std::boxed::Box;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -292,7 +292,7 @@ mod tests {
     use super::*;
     use crate::error::Error;
     use crate::framer::DefaultFramer;
-    use crate::writer::StreamWriter;
+    use crate::StreamWriter;
 
     /// A sink in memory that records where each sync happened, and fails the syncs it is told
     /// to, and the writes past `full` bytes (taking what fits first, as a full disk does).

@@ -90,7 +90,7 @@ mod writer;
 
 pub use codec::FrameCodec;
 pub use reader::AsyncStreamReader;
-pub use writer::AsyncStreamWriter;
+pub use writer::{AsyncStreamWriter, AsyncSyncSink};
 
 #[cfg(test)]
 mod tests {
