@@ -158,7 +158,7 @@ pub use flatstream_core::*;
 #[cfg(feature = "tokio")]
 pub use flatstream_tokio::codec;
 #[cfg(feature = "tokio")]
-pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, FrameCodec};
+pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, AsyncSyncSink, FrameCodec};
 
 /// The framing strategies, under the path FlatStream 0.2.x gave them (`flatstream::framing::`):
 /// the same items as at the crate's root. See `docs/migrating.md`.
