@@ -56,6 +56,14 @@
 //! `BytesFrames`, `SplitFrames`) share one surface, [`MessageReader`], and one lending
 //! iterator, [`Messages`]; `Recover` and `Salvage` report on a whole stream instead.
 //!
+//! # How a frame is written
+//!
+//! One sans-I/O [`WriterCore`] keeps what a writer knows (where the next frame starts, the bound
+//! on a payload, the first frame a failed write tore, the durable watermark) and makes every
+//! decision from it; it performs no I/O. [`StreamWriter`] drives it over any `Write`, and
+//! `flatstream-tokio`'s `AsyncStreamWriter` over any `AsyncWrite`: the same receipts, bound and
+//! errors on both.
+//!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
 

@@ -290,9 +290,9 @@ impl<W: ?Sized, P: SyncPolicy<W>> SyncPolicy<W> for PublishWatermark<P> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::StreamWriter;
     use crate::error::Error;
     use crate::framer::DefaultFramer;
-    use crate::StreamWriter;
 
     /// A sink in memory that records where each sync happened, and fails the syncs it is told
     /// to, and the writes past `full` bytes (taking what fits first, as a full disk does).

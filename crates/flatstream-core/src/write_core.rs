@@ -85,9 +85,8 @@ impl Receipt {
 /// ones a writer returns ([`Error::FrameTooLarge`] or the framer's from
 /// [`header`](Self::header), [`Error::Io`] from [`write_failed`](Self::write_failed),
 /// [`Error::Sync`] from [`sync_failed`](Self::sync_failed) and [`synced`](Self::synced)).
-// `repr(C)`, the fields every frame reads first: the writers keep the core beside their sink,
-// and the bound within the line that holds the sink's state measured faster than further away
-// (docs/design.md, "Where the writer keeps its bound").
+// `repr(C)`, the fields every frame touches first: `StreamWriter` keeps the core right after its
+// sink, so that they share a cache line (docs/design.md, "Writing without copies").
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterCore {
@@ -280,7 +279,10 @@ mod tests {
                 max: 4
             }
         ));
-        assert_eq!(core, WriterCore::new().with_offset(10).with_max_frame_len(4));
+        assert_eq!(
+            core,
+            WriterCore::new().with_offset(10).with_max_frame_len(4)
+        );
         let header = core.header(&DefaultFramer, b"1234").unwrap();
         assert_eq!(header.as_bytes(), 4u32.to_le_bytes());
         assert_eq!(
@@ -319,7 +321,10 @@ mod tests {
         assert_eq!(core.synced(18).unwrap(), 10, "not past the torn frame");
         let err = core.sync_failed(io::Error::other("gone"));
         assert!(matches!(err, Error::Sync { offset: 10, .. }));
-        assert!(matches!(core.synced(18), Err(Error::Sync { offset: 10, .. })));
+        assert!(matches!(
+            core.synced(18),
+            Err(Error::Sync { offset: 10, .. })
+        ));
         assert_eq!(core.durable(), 10);
     }
 

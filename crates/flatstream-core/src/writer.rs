@@ -93,6 +93,10 @@ impl WriteStrategy for VectoredWrites {
 /// that returns a [`Receipt`]: where the frame starts and how long it is. (The plain ones keep
 /// FlatStream 0.2.x's signatures, and with them the exact code of the write path.)
 ///
+/// The numbers and rules behind all this (byte count, bound, torn frame, durable watermark) are
+/// a [`WriterCore`], the sans-I/O state that `flatstream-tokio`'s `AsyncStreamWriter` drives
+/// too: both writers give the same receipts and errors for the same payloads.
+///
 /// In every mode the header is built on the stack and header and payload are handed to the
 /// sink directly: the payload is never copied by the writer. The writer does no buffering of its
 /// own; give it a `BufWriter` when the sink is a file or socket and messages are small. For an
@@ -113,8 +117,9 @@ impl WriteStrategy for VectoredWrites {
 ///
 /// A payload over the bound, or rejected by the framer, is refused before any of its bytes are
 /// written. If the sink fails mid-frame, the frame is partly written:
-/// [`bytes_written`](Self::bytes_written) counts exactly the bytes the sink accepted, so a journal can cut the
-/// torn frame off before appending again. If the frame was written but the sync after it
+/// [`bytes_written`](Self::bytes_written) counts exactly the bytes the sink accepted and
+/// [`torn`](Self::torn) says where that frame starts, so a journal can cut it off before
+/// appending again. If the frame was written but the sync after it
 /// failed, the error is [`Error::Sync`]: the frame is counted in `bytes_written`, and the
 /// durable watermark stays where it was.
 ///
@@ -239,7 +244,11 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     pub fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {
         self.builder.reset();
         item.serialize(&mut self.builder)?;
-        let offset = if P::SYNCS { self.sink.core.bytes_written() } else { 0 };
+        let offset = if P::SYNCS {
+            self.sink.core.bytes_written()
+        } else {
+            0
+        };
         let written = self
             .sink
             .write_frame::<F, S>(&self.framer, self.builder.finished_data());
@@ -253,7 +262,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// `write_finished(&mut builder)` compiles too (the `&mut` coerces).
     // Always inlined, as are `write_payload` and `CountingSink::write_frame`: left to the
     // heuristic, a writer over a `Cursor` was called out of line in some programs and fell
-    // behind FlatStream 0.2.7 (docs/design.md, "A fresh writer against FlatStream 0.2.7").
+    // behind FlatStream 0.2.7 (docs/design.md, "Writing without copies").
     #[inline(always)]
     pub fn write_finished<A: Allocator>(
         &mut self,
@@ -265,7 +274,11 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
     #[inline(always)]
     pub fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
-        let offset = if P::SYNCS { self.sink.core.bytes_written() } else { 0 };
+        let offset = if P::SYNCS {
+            self.sink.core.bytes_written()
+        } else {
+            0
+        };
         let written = self.sink.write_frame::<F, S>(&self.framer, payload);
         self.after_frame(written, offset)
     }
@@ -447,10 +460,10 @@ impl<W: core::fmt::Debug, F: core::fmt::Debug, S: core::fmt::Debug, P: core::fmt
 
 /// The sink and the writer's core, side by side.
 ///
-/// The core's bound is read by every frame, so it is kept beside the sink's state rather than
-/// in [`StreamWriter`] beyond its builder: with it on another cache line the `ratios` bench
-/// measured the write loop at up to 1.17× the hand-written one, in some processes and some
-/// phases of a run; beside the sink, within 1.04× (docs/design.md). `repr(C)` keeps that order.
+/// Every frame reads the core's bound and byte count and the sink's state, so they are kept on
+/// one cache line rather than with the core beyond the builder, where the writer ran measurably
+/// slower in some phases of a run (docs/design.md, "Writing without copies"). `repr(C)` keeps
+/// that order.
 #[repr(C)]
 #[derive(Debug)]
 struct CountingSink<W> {
@@ -488,11 +501,7 @@ fn write_all<W: Write>(sink: &mut W, mut buf: &[u8], accepted: &mut u64) -> io::
 /// accepted are added to `accepted` and `buf` moves past them; `Interrupted` is `Ok` (write
 /// again); a write of no bytes is a `WriteZero` error.
 #[inline(always)]
-fn account_write(
-    result: io::Result<usize>,
-    buf: &mut &[u8],
-    accepted: &mut u64,
-) -> io::Result<()> {
+fn account_write(result: io::Result<usize>, buf: &mut &[u8], accepted: &mut u64) -> io::Result<()> {
     match result {
         Ok(0) => Err(write_zero()),
         Ok(n) => {

@@ -53,9 +53,13 @@
 //! |---|---|---|---|
 //! | [`FrameCodec`] ([`codec::Builder`]) | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static`; encodes a `&[u8]` | handing payloads to other tasks; `Stream`/`Sink` code |
 //! | [`AsyncStreamReader`] | any `AsyncRead` | `&[u8]` borrowed from its buffer (`read_message`, `process_all`), or `Bytes` (`read_bytes`) | reading in place, the sync reader's vocabulary |
-//! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload` | writing without copying payloads |
+//! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload`, each with a receipt | writing without copying payloads; journals (`sync` on an [`AsyncSyncSink`]) |
 //!
-//! All of them decode with flatstream's one sans-I/O
+//! The writer drives the sync writer's sans-I/O [`WriterCore`](flatstream_core::WriterCore):
+//! the same byte count, bound, receipts and torn-frame tracking, and a durable watermark moved by
+//! `sync` on a `tokio::fs::File` (sync *policies* are the sync writer's alone: see
+//! [`AsyncStreamWriter`], "Durability"). The readers and the codec decode with flatstream's one
+//! sans-I/O
 //! [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length prefix
 //! alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received and
 //! never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
@@ -116,5 +120,17 @@ mod tests {
         assert_send(&writer.write(&"x"));
         assert_send(&writer.write_payload(b"x"));
         assert_send(&writer.flush());
+        assert_send(&writer.write_with_receipt(&"x"));
+        assert_send(&writer.write_payload_with_receipt(b"x"));
+    }
+
+    #[test]
+    fn sync_futures_can_be_spawned() {
+        fn assert_send<T: Send>(_: &T) {}
+        fn check<W: AsyncSyncSink + Send>(writer: &mut AsyncStreamWriter<W, DefaultFramer>) {
+            assert_send(&writer.sync());
+        }
+        let _ = check::<tokio::fs::File>;
+        let _ = check::<tokio::io::BufWriter<tokio::fs::File>>;
     }
 }

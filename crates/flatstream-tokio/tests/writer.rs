@@ -5,8 +5,8 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream_core::{
-    DefaultDeframer, DefaultFramer, Error, FrameAt, Frames, Receipt, StreamSerialize,
-    StreamWriter, WriterCore,
+    DefaultDeframer, DefaultFramer, Error, FrameAt, Frames, Receipt, StreamSerialize, StreamWriter,
+    WriterCore,
 };
 use flatstream_tokio::AsyncStreamWriter;
 use std::task::Poll;
@@ -109,7 +109,9 @@ fn with_offset_appends_to_a_file_and_sync_moves_the_watermark() {
         assert_eq!(std::fs::metadata(&path).unwrap().len(), b.end());
 
         let bytes = std::fs::read(&path).unwrap();
-        let message = FrameAt::new(DefaultDeframer).slice(&bytes, a.offset).unwrap();
+        let message = FrameAt::new(DefaultDeframer)
+            .slice(&bytes, a.offset)
+            .unwrap();
         assert_eq!(flatbuffers::root::<&str>(message).unwrap(), "a message");
         assert_eq!(Frames::new(&bytes, DefaultDeframer).count(), 3);
         drop(writer);
@@ -239,7 +241,10 @@ fn both_writers_report_the_same_core() {
         assert_eq!(sync.core(), asynchronous.core());
         let expected = WriterCore::new().with_offset(7).with_max_frame_len(30);
         assert_eq!(sync.core().max_frame_len(), expected.max_frame_len());
-        assert_eq!(sync.bytes_written(), 7 + (0..=30).map(|n| 4 + n).sum::<u64>());
+        assert_eq!(
+            sync.bytes_written(),
+            7 + (0..=30).map(|n| 4 + n).sum::<u64>()
+        );
         let mut sink = asynchronous.into_inner();
         sink.flush().await.unwrap();
         assert_eq!(sink, sync.into_inner());
