@@ -254,6 +254,7 @@ impl WriterCore {
 }
 
 /// `max` as the `u32` a length prefix can say.
+#[allow(clippy::cast_possible_truncation)] // `max` is at most `u32::MAX` where it is cast
 const fn clamp(max: usize) -> u32 {
     if max > u32::MAX as usize {
         u32::MAX

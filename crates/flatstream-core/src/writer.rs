@@ -6,6 +6,7 @@ use crate::serialize::StreamSerialize;
 use crate::sync::{NeverSync, PublishWatermark, SyncPolicy, SyncSink};
 use crate::watermark::WatermarkFile;
 use crate::write_core::{Receipt, WriterCore};
+use core::borrow::Borrow;
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use std::io::{self, IoSlice, Write};
 
@@ -257,18 +258,18 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
 
     /// Expert mode: writes the finished buffer of `builder` as one frame.
     ///
-    /// The builder is left as it is; call `reset` on it before building the next message. It
-    /// is taken by shared reference, as the async writer takes it; FlatStream 0.2.x's
-    /// `write_finished(&mut builder)` compiles too (the `&mut` coerces).
+    /// The builder is left as it is; call `reset` on it before building the next message. Pass
+    /// `&builder` or, as FlatStream 0.2.x did, `&mut builder`: both compile, on this writer and
+    /// the async one (any `Borrow` of a builder does).
     // Always inlined, as are `write_payload` and `CountingSink::write_frame`: left to the
     // heuristic, a writer over a `Cursor` was called out of line in some programs and fell
     // behind FlatStream 0.2.7 (docs/design.md, "Writing without copies").
     #[inline(always)]
-    pub fn write_finished<A: Allocator>(
+    pub fn write_finished<'b, A: Allocator, B: Borrow<FlatBufferBuilder<'b, A>>>(
         &mut self,
-        builder: &FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<()> {
-        self.write_payload(builder.finished_data())
+        self.write_payload(builder.borrow().finished_data())
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
@@ -293,9 +294,9 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
 
     /// [`write_finished`](Self::write_finished), returning where the frame went.
     #[inline]
-    pub fn write_finished_with_receipt<A: Allocator>(
+    pub fn write_finished_with_receipt<'b, A: Allocator, B: Borrow<FlatBufferBuilder<'b, A>>>(
         &mut self,
-        builder: &FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<Receipt> {
         let offset = self.sink.core.bytes_written();
         self.write_finished(builder)?;

@@ -1,5 +1,6 @@
 //! `AsyncStreamWriter`: frames payloads onto any `AsyncWrite`, driving core's `WriterCore`.
 
+use core::borrow::Borrow;
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use flatstream_core::{Error, Framer, Receipt, Result, StreamSerialize, WriterCore};
 use std::future::Future;
@@ -176,13 +177,13 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     }
 
     /// Expert mode: writes the finished buffer of `builder` as one frame. The builder is left as
-    /// it is; reset it before building the next message. Taken by shared reference, as the sync
-    /// writer takes it; `write_finished(&mut builder)` compiles too.
-    pub async fn write_finished<A: Allocator>(
+    /// it is; reset it before building the next message. Pass `&builder` or `&mut builder`: both
+    /// compile, as on the sync writer (any `Borrow` of a builder does).
+    pub async fn write_finished<'b, A: Allocator, B: Borrow<FlatBufferBuilder<'b, A>>>(
         &mut self,
-        builder: &FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<()> {
-        self.write_payload(builder.finished_data()).await
+        self.write_payload(builder.borrow().finished_data()).await
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
@@ -209,11 +210,15 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     }
 
     /// [`write_finished`](Self::write_finished), returning where the frame went.
-    pub async fn write_finished_with_receipt<A: Allocator>(
+    pub async fn write_finished_with_receipt<
+        'b,
+        A: Allocator,
+        B: Borrow<FlatBufferBuilder<'b, A>>,
+    >(
         &mut self,
-        builder: &FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<Receipt> {
-        self.write_payload_with_receipt(builder.finished_data())
+        self.write_payload_with_receipt(builder.borrow().finished_data())
             .await
     }
 
