@@ -1,48 +1,7 @@
 //! `WriterCore`: the sans-I/O state of a frame writer, which every writer drives.
 //!
-//! ```text
-//!  frames handed to the sink                          durable()    bytes_written()
-//!  +-----------+-----------+-----------+-----------+--------+--+
-//!  | frame 0   | frame 1   | frame 2   | frame 3   | frame 4   |
-//!  +-----------+-----------+-----------+-----------+--------+--+
-//!                                                  ^        ^
-//!                                                  |        a failed write: torn() is
-//!                                                  |        the start of frame 4
-//!                                                  the watermark never passes a torn frame
-//! ```
-//!
-//! The core holds every number a writer keeps (where the next frame starts, the bound on a
-//! payload, the first frame a failed write tore, the durable watermark) and every decision made
-//! from them: it checks a payload against the bound and asks the framer for its header, counts
-//! what the sink accepted, turns a failed write into an error at the frame's offset, and moves
-//! the watermark after a sync. It performs no I/O: a driver moves the bytes.
-//! [`StreamWriter`](crate::StreamWriter) drives it over a `std::io::Write`, and
-//! `flatstream-tokio`'s `AsyncStreamWriter` over an `AsyncWrite`, with the same numbers and the
-//! same errors.
-//!
-//! A driver writes a frame in four steps:
-//!
-//! ```
-//! use flatstream_core::{DefaultFramer, WriterCore};
-//! use std::io::Write;
-//!
-//! let mut core = WriterCore::new().with_max_frame_len(1024);
-//! let mut sink = Vec::new();
-//! let payload = b"a finished flatbuffer";
-//!
-//! let offset = core.bytes_written(); // 1. where the frame starts
-//! let header = core.header(&DefaultFramer, payload)?; // 2. the bound, then the header
-//! let mut accepted = 0;
-//! for part in [header.as_bytes(), &payload[..]] {
-//!     sink.write_all(part).map_err(|e| core.write_failed(e, offset))?; // (3. a failure)
-//!     accepted += part.len() as u64;
-//!     core.accepted(offset, accepted); // 4. count what the sink took
-//! }
-//! let receipt = core.receipt(offset);
-//! assert_eq!((receipt.offset, receipt.len), (0, 4 + payload.len() as u64));
-//! assert_eq!(core.bytes_written(), sink.len() as u64);
-//! # Ok::<(), flatstream_core::Error>(())
-//! ```
+//! The numbers of a writer and the rules that move them, in one sans-I/O type that the sync and
+//! async writers both drive. See [`WriterCore`].
 
 use crate::error::{Error, Result};
 use crate::frame::{DEFAULT_MAX_FRAME_LEN, FrameHeader};
@@ -74,11 +33,51 @@ impl Receipt {
 }
 
 /// The sans-I/O state of a frame writer: the byte count, the bound on a payload, the first frame
-/// torn by a failed write and the durable watermark, with the rules that move them. See the
-/// [module docs](self) for how a driver uses it.
+/// torn by a failed write and the durable watermark, with the rules that move them.
 ///
-/// Every writer of flatstream is a driver of one: [`StreamWriter`](crate::StreamWriter) and
-/// `flatstream-tokio`'s `AsyncStreamWriter`. Use it directly to write frames through an I/O API
+/// ```text
+///             durable(): moved to the end of a frame by a sync, never past torn()
+///                                      v
+///  +-----------+-----------+-----------+-------+-----------+
+///  | frame 0   | frame 1   | frame 2   | fra.. | frame 4   |
+///  +-----------+-----------+-----------+-------+-----------+
+///                                      ^                   ^
+///                torn(): a write failed 3 bytes            bytes_written(): where
+///                into frame 3 (the sink took them)         the next frame starts
+/// ```
+///
+/// It makes every decision a writer makes from these numbers: it checks a payload against the
+/// bound and asks the framer for its header, counts what the sink accepted, turns a failed write
+/// into an error at the frame's offset, and moves the watermark after a sync. It performs no
+/// I/O: a driver moves the bytes.
+///
+/// A driver writes a frame in four steps:
+///
+/// ```
+/// use flatstream_core::{DefaultFramer, WriterCore};
+/// use std::io::Write;
+///
+/// let mut core = WriterCore::new().with_max_frame_len(1024);
+/// let mut sink = Vec::new();
+/// let payload = b"a finished flatbuffer";
+///
+/// let offset = core.bytes_written(); // 1. where the frame starts
+/// let header = core.header(&DefaultFramer, payload)?; // 2. the bound, then the header
+/// let mut accepted = 0;
+/// for part in [header.as_bytes(), &payload[..]] {
+///     sink.write_all(part).map_err(|e| core.write_failed(e, offset))?; // (3. a failure)
+///     accepted += part.len() as u64;
+///     core.accepted(offset, accepted); // 4. count what the sink took
+/// }
+/// let receipt = core.receipt(offset);
+/// assert_eq!((receipt.offset, receipt.len), (0, 4 + payload.len() as u64));
+/// assert_eq!(core.bytes_written(), sink.len() as u64);
+/// # Ok::<(), flatstream_core::Error>(())
+/// ```
+///
+/// Every writer of flatstream is a driver of one: [`StreamWriter`](crate::StreamWriter) over a
+/// `std::io::Write` and `flatstream-tokio`'s `AsyncStreamWriter` over an `AsyncWrite`, with the
+/// same numbers and the same errors. Use it directly to write frames through an I/O API
 /// neither of them covers, and keep the same offsets, receipts and errors.
 ///
 /// Its methods never fail on their own account and never panic: the errors they return are the
