@@ -115,9 +115,11 @@ pub trait AsyncSyncSink: AsyncWrite + Unpin {
     fn sync(&mut self) -> impl Future<Output = io::Result<()>> + Send;
 }
 
+/// tokio's `File` hands each write to a blocking thread and returns before the OS has the bytes:
+/// a write that returned is in the OS only once the file is flushed. `sync` flushes first, then
+/// `sync_data`.
 impl AsyncSyncSink for tokio::fs::File {
     async fn sync(&mut self) -> io::Result<()> {
-        // tokio's `File` writes in the background: the flush waits for that write.
         self.flush().await?;
         self.sync_data().await
     }

@@ -38,7 +38,8 @@
 //! - Writing: [`StreamWriter`] with [`write`](StreamWriter::write) (simple mode: a
 //!   [`StreamSerialize`] value into the writer's reused builder),
 //!   [`write_finished`](StreamWriter::write_finished) (expert mode: your own builders) and
-//!   [`write_payload`](StreamWriter::write_payload).
+//!   [`write_payload`](StreamWriter::write_payload). It and `AsyncStreamWriter` drive one
+//!   sans-I/O [`WriterCore`]: the same byte count, bound, receipts and torn-frame tracking.
 //! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
 //!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), with no
 //!   copy at all over `&[u8]` or a `Cursor`; [`BufReadStreamReader`], the same over a `BufRead`,
