@@ -121,6 +121,9 @@ mod tests {
         assert_send(&writer.flush());
         assert_send(&writer.write_with_receipt(&"x"));
         assert_send(&writer.write_payload_with_receipt(b"x"));
+        let mut builder = flatbuffers::FlatBufferBuilder::new();
+        assert_send(&writer.write_finished(&builder));
+        assert_send(&writer.write_finished(&mut builder));
     }
 
     #[test]
