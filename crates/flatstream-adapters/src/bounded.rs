@@ -1,7 +1,7 @@
 //! `BoundedFramer` and `BoundedDeframer`: a maximum payload size on any framer or deframer.
 
 use flatstream_core::frame::FrameHeader;
-use flatstream_core::{Deframer, Error, Framer, Result};
+use flatstream_core::{Deframer, Framer, Result};
 
 /// Refuses payloads longer than `max` bytes before any byte of the frame is written.
 ///
@@ -79,10 +79,8 @@ common!(BoundedDeframer, D);
 impl<F: Framer> Framer for BoundedFramer<F> {
     #[inline]
     fn header(&self, payload: &[u8], offset: u64) -> Result<FrameHeader> {
-        if payload.len() > self.max {
-            return Err(too_large(offset, payload.len(), self.max));
-        }
-        self.inner.header(payload, offset)
+        // The bound check every writer makes, with this adapter's bound.
+        self.inner.header_within(payload, offset, self.max)
     }
 }
 
@@ -102,15 +100,5 @@ impl<D: Deframer> Deframer for BoundedDeframer<D> {
     #[inline]
     fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> Result<()> {
         self.inner.verify(checksum, payload, offset)
-    }
-}
-
-#[cold]
-#[inline(never)]
-pub(crate) fn too_large(offset: u64, len: usize, max: usize) -> Error {
-    Error::FrameTooLarge {
-        offset,
-        len: len as u64,
-        max: max as u64,
     }
 }

@@ -56,6 +56,14 @@
 //! `BytesFrames`, `SplitFrames`) share one surface, [`MessageReader`], and one lending
 //! iterator, [`Messages`]; `Recover` and `Salvage` report on a whole stream instead.
 //!
+//! # How a frame is written
+//!
+//! One sans-I/O [`WriterCore`] keeps what a writer knows (where the next frame starts, the bound
+//! on a payload, the first frame a failed write tore, the durable watermark) and makes every
+//! decision from it; it performs no I/O. [`StreamWriter`] drives it over any `Write`, and
+//! `flatstream-tokio`'s `AsyncStreamWriter` over any `AsyncWrite`: the same receipts, bound and
+//! errors on both.
+//!
 //! Most users depend on the `flatstream` crate, which re-exports this one together with the
 //! checksum algorithms and adapters.
 
@@ -102,6 +110,8 @@ mod testing;
 #[cfg(feature = "std")]
 mod watermark;
 #[cfg(feature = "std")]
+mod write_core;
+#[cfg(feature = "std")]
 mod writer;
 
 #[cfg(feature = "std")]
@@ -143,10 +153,9 @@ pub use sync::{
 #[cfg(feature = "std")]
 pub use watermark::{WatermarkFile, read_watermark};
 #[cfg(feature = "std")]
-#[doc(hidden)]
-pub use writer::account_write as __account_write;
+pub use write_core::{Receipt, WriterCore};
 #[cfg(feature = "std")]
-pub use writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
+pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;

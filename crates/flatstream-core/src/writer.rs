@@ -1,11 +1,12 @@
 //! `StreamWriter`: frames payloads onto any `std::io::Write`.
 
 use crate::error::{Error, Result};
-use crate::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::framer::Framer;
 use crate::serialize::StreamSerialize;
 use crate::sync::{NeverSync, PublishWatermark, SyncPolicy, SyncSink};
 use crate::watermark::WatermarkFile;
+use crate::write_core::{Receipt, WriterCore};
+use core::borrow::Borrow;
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use std::io::{self, IoSlice, Write};
 
@@ -79,61 +80,6 @@ impl WriteStrategy for VectoredWrites {
     const VECTORED: bool = true;
 }
 
-/// The accessors of a writer whose framer is in a field `framer`, its builder in `builder`
-/// and its sink in `sink.inner`: `framer`, `builder_mut`, `get_ref` and `get_mut`, written once
-/// for [`StreamWriter`] and the async writer of `flatstream-tokio`. Invoked inside the
-/// writer's `impl` block, with the names of its sink and framer parameters.
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __writer_accessors {
-    ($w:ident, $f:ident) => {
-        /// The framer.
-        pub fn framer(&self) -> &$f {
-            &self.framer
-        }
-
-        /// The builder used by [`write`](Self::write). Useful to inspect or replace it, for
-        /// example to release memory after a burst of large messages.
-        pub fn builder_mut(&mut self) -> &mut $crate::flatbuffers::FlatBufferBuilder<'static> {
-            &mut self.builder
-        }
-
-        /// The sink.
-        pub fn get_ref(&self) -> &$w {
-            &self.sink.inner
-        }
-
-        /// The sink. Writing to it directly puts bytes in the stream that the writer does not
-        /// count.
-        pub fn get_mut(&mut self) -> &mut $w {
-            &mut self.sink.inner
-        }
-    };
-}
-
-/// Where a frame was written: returned by the `*_with_receipt` writes of a [`StreamWriter`].
-///
-/// `offset` is the stream offset of the frame's first byte (its length prefix) and `len` the
-/// length of the whole frame, header included, so the next frame starts at
-/// [`end`](Self::end). A journal keeps receipts as its index, and reads a frame back with
-/// [`FrameAt`](crate::FrameAt). The writer counts the bytes anyway: a receipt costs nothing
-/// more.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct Receipt {
-    /// Stream offset of the frame's first byte.
-    pub offset: u64,
-    /// Length of the whole frame, header included.
-    pub len: u64,
-}
-
-impl Receipt {
-    /// Where the frame ends: the offset of the next one.
-    #[inline]
-    pub fn end(&self) -> u64 {
-        self.offset + self.len
-    }
-}
-
 /// Writes frames to a `Write` sink.
 ///
 /// Three ways to write a message:
@@ -147,6 +93,10 @@ impl Receipt {
 /// Each has a `*_with_receipt` twin ([`write_with_receipt`](Self::write_with_receipt), ...)
 /// that returns a [`Receipt`]: where the frame starts and how long it is. (The plain ones keep
 /// FlatStream 0.2.x's signatures, and with them the exact code of the write path.)
+///
+/// The numbers and rules behind all this (byte count, bound, torn frame, durable watermark) are
+/// a [`WriterCore`], the sans-I/O state that `flatstream-tokio`'s `AsyncStreamWriter` drives
+/// too: both writers give the same receipts and errors for the same payloads.
 ///
 /// In every mode the header is built on the stack and header and payload are handed to the
 /// sink directly: the payload is never copied by the writer. The writer does no buffering of its
@@ -168,8 +118,9 @@ impl Receipt {
 ///
 /// A payload over the bound, or rejected by the framer, is refused before any of its bytes are
 /// written. If the sink fails mid-frame, the frame is partly written:
-/// [`bytes_written`](Self::bytes_written) counts exactly the bytes the sink accepted, so a journal can cut the
-/// torn frame off before appending again. If the frame was written but the sync after it
+/// [`bytes_written`](Self::bytes_written) counts exactly the bytes the sink accepted and
+/// [`torn`](Self::torn) says where that frame starts, so a journal can cut it off before
+/// appending again. If the frame was written but the sync after it
 /// failed, the error is [`Error::Sync`]: the frame is counted in `bytes_written`, and the
 /// durable watermark stays where it was.
 ///
@@ -185,13 +136,14 @@ impl Receipt {
 /// assert_eq!(&bytes[..4], 16u32.to_le_bytes());
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
+// `repr(C)`: the sink and its core first, where every frame reads and writes (see `CountingSink`).
+#[repr(C)]
 pub struct StreamWriter<W, F, S = PlainWrites, P = NeverSync> {
     sink: CountingSink<W>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
     strategy: S,
     policy: P,
-    durability: Durability,
 }
 
 impl<W: Write, F: Framer> StreamWriter<W, F> {
@@ -206,15 +158,12 @@ impl<W: Write, F: Framer> StreamWriter<W, F> {
         StreamWriter {
             sink: CountingSink {
                 inner: sink,
-                written: 0,
-                max: u32::try_from(DEFAULT_MAX_FRAME_LEN).unwrap_or(u32::MAX),
-                torn: None,
+                core: WriterCore::new(),
             },
             framer,
             builder,
             strategy: PlainWrites,
             policy: NeverSync,
-            durability: Durability::default(),
         }
     }
 }
@@ -229,7 +178,6 @@ impl<W: Write, F: Framer, P> StreamWriter<W, F, PlainWrites, P> {
             builder: self.builder,
             strategy: VectoredWrites,
             policy: self.policy,
-            durability: self.durability,
         }
     }
 }
@@ -246,18 +194,17 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
             builder: self.builder,
             strategy: self.strategy,
             policy,
-            durability: self.durability,
         }
     }
 }
 
 impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F, S, P> {
-    /// Sets the largest payload this writer accepts (default [`DEFAULT_MAX_FRAME_LEN`], 2 GiB).
+    /// Sets the largest payload this writer accepts (default
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
     /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        // Clamped once here, so that the one check per frame also proves the framer's.
-        self.sink.max = u32::try_from(max).unwrap_or(u32::MAX);
+        self.sink.core.set_max_frame_len(max);
         self
     }
 
@@ -266,8 +213,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// file. The bytes before `offset` are taken to be on disk, as they are after
     /// [`Recover::repair_file`](crate::Recover::repair_file), which syncs the file.
     pub fn with_offset(mut self, offset: u64) -> Self {
-        self.sink.written = offset;
-        self.durability.durable = offset;
+        self.sink.core = self.sink.core.with_offset(offset);
         self
     }
 
@@ -283,7 +229,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
         self,
         mut file: WatermarkFile,
     ) -> Result<StreamWriter<W, F, S, PublishWatermark<P>>> {
-        let durable = self.durability.durable;
+        let durable = self.sink.core.durable();
         file.publish(durable).map_err(|e| Error::io(e, durable))?;
         Ok(StreamWriter {
             sink: self.sink,
@@ -291,7 +237,6 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
             builder: self.builder,
             strategy: self.strategy,
             policy: PublishWatermark::new(self.policy, file),
-            durability: self.durability,
         })
     }
 
@@ -300,7 +245,11 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     pub fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {
         self.builder.reset();
         item.serialize(&mut self.builder)?;
-        let offset = if P::SYNCS { self.sink.written } else { 0 };
+        let offset = if P::SYNCS {
+            self.sink.core.bytes_written()
+        } else {
+            0
+        };
         let written = self
             .sink
             .write_frame::<F, S>(&self.framer, self.builder.finished_data());
@@ -309,22 +258,28 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
 
     /// Expert mode: writes the finished buffer of `builder` as one frame.
     ///
-    /// The builder is left as it is; call `reset` on it before building the next message.
+    /// The builder is left as it is; call `reset` on it before building the next message. Pass
+    /// `&builder` or, as FlatStream 0.2.x did, `&mut builder`: both compile, on this writer and
+    /// the async one (any `Borrow` of a builder does).
     // Always inlined, as are `write_payload` and `CountingSink::write_frame`: left to the
     // heuristic, a writer over a `Cursor` was called out of line in some programs and fell
-    // behind FlatStream 0.2.7 (docs/design.md, "A fresh writer against FlatStream 0.2.7").
+    // behind FlatStream 0.2.7 (docs/design.md, "Writing without copies").
     #[inline(always)]
-    pub fn write_finished<A: Allocator>(
+    pub fn write_finished<'b, A: Allocator, B: Borrow<FlatBufferBuilder<'b, A>>>(
         &mut self,
-        builder: &mut FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<()> {
-        self.write_payload(builder.finished_data())
+        self.write_payload(builder.borrow().finished_data())
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
     #[inline(always)]
     pub fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
-        let offset = if P::SYNCS { self.sink.written } else { 0 };
+        let offset = if P::SYNCS {
+            self.sink.core.bytes_written()
+        } else {
+            0
+        };
         let written = self.sink.write_frame::<F, S>(&self.framer, payload);
         self.after_frame(written, offset)
     }
@@ -332,18 +287,18 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// [`write`](Self::write), returning where the frame went.
     #[inline]
     pub fn write_with_receipt<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<Receipt> {
-        let offset = self.sink.written;
+        let offset = self.sink.core.bytes_written();
         self.write(item)?;
         Ok(self.receipt(offset))
     }
 
     /// [`write_finished`](Self::write_finished), returning where the frame went.
     #[inline]
-    pub fn write_finished_with_receipt<A: Allocator>(
+    pub fn write_finished_with_receipt<'b, A: Allocator, B: Borrow<FlatBufferBuilder<'b, A>>>(
         &mut self,
-        builder: &mut FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<Receipt> {
-        let offset = self.sink.written;
+        let offset = self.sink.core.bytes_written();
         self.write_finished(builder)?;
         Ok(self.receipt(offset))
     }
@@ -351,7 +306,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// [`write_payload`](Self::write_payload), returning where the frame went.
     #[inline]
     pub fn write_payload_with_receipt(&mut self, payload: &[u8]) -> Result<Receipt> {
-        let offset = self.sink.written;
+        let offset = self.sink.core.bytes_written();
         self.write_payload(payload)?;
         Ok(self.receipt(offset))
     }
@@ -359,10 +314,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// The receipt of the frame written whole from `offset` on.
     #[inline(always)]
     fn receipt(&self, offset: u64) -> Receipt {
-        Receipt {
-            offset,
-            len: self.sink.written - offset,
-        }
+        self.sink.core.receipt(offset)
     }
 
     /// Lets the policy sync after the frame written from `offset` on, if it was written
@@ -386,7 +338,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
         match self.policy.after_frame(&mut self.sink.inner, frame) {
             Ok(false) => Ok(()),
             Ok(true) => self.synced(frame.end()).map(drop),
-            Err(e) => Err(self.durability.failed(e)),
+            Err(e) => Err(self.sink.core.sync_failed(e)),
         }
     }
 
@@ -397,8 +349,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// neither it nor the frames after it are readable frames on disk.
     #[cold]
     fn synced(&mut self, end: u64) -> Result<u64> {
-        let end = self.sink.torn.map_or(end, |torn| end.min(torn));
-        self.durability.synced(end)?;
+        let end = self.sink.core.synced(end)?;
         self.policy.synced(end).map_err(|e| Error::io(e, end))?;
         Ok(end)
     }
@@ -408,14 +359,14 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
         self.sink
             .inner
             .flush()
-            .map_err(|e| Error::io(e, self.sink.written))
+            .map_err(|e| Error::io(e, self.sink.core.bytes_written()))
     }
 
     /// Bytes the sink has accepted from this writer: the offset at which the next frame starts,
     /// or, after a failed write, the exact length of what reached the sink. (If the sink
     /// panics instead of failing, the count stops at the start of the frame being written.)
     pub fn bytes_written(&self) -> u64 {
-        self.sink.written
+        self.sink.core.bytes_written()
     }
 
     /// The durable watermark: the stream offset up to which every frame is known to be on
@@ -430,7 +381,18 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// mid-frame): a reader stops at that torn frame, so the frames written after it are not
     /// readable, synced or not.
     pub fn durable(&self) -> u64 {
-        self.durability.durable
+        self.sink.core.durable()
+    }
+
+    /// The start of the first frame a failed write left partly in the sink, if one did: a
+    /// reader stops there. Cut the stream there (or repair it) before appending again.
+    pub fn torn(&self) -> Option<u64> {
+        self.sink.core.torn()
+    }
+
+    /// The writer's sans-I/O state: byte count, bound, torn frame, durable watermark.
+    pub fn core(&self) -> &WriterCore {
+        &self.sink.core
     }
 
     /// The sync policy.
@@ -438,7 +400,27 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
         &self.policy
     }
 
-    crate::__writer_accessors!(W, F);
+    /// The framer.
+    pub fn framer(&self) -> &F {
+        &self.framer
+    }
+
+    /// The builder used by [`write`](Self::write). Useful to inspect or replace it, for
+    /// example to release memory after a burst of large messages.
+    pub fn builder_mut(&mut self) -> &mut FlatBufferBuilder<'static> {
+        &mut self.builder
+    }
+
+    /// The sink.
+    pub fn get_ref(&self) -> &W {
+        &self.sink.inner
+    }
+
+    /// The sink. Writing to it directly puts bytes in the stream that the writer does not
+    /// count.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.sink.inner
+    }
 
     /// Returns the sink, without flushing or syncing it.
     pub fn into_inner(self) -> W {
@@ -457,8 +439,8 @@ impl<W: SyncSink, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W,
     /// [`durable`](Self::durable)); the watermark stays where it was.
     pub fn sync(&mut self) -> Result<u64> {
         match self.sink.inner.sync() {
-            Ok(()) => self.synced(self.sink.written),
-            Err(e) => Err(self.durability.failed(e)),
+            Ok(()) => self.synced(self.sink.core.bytes_written()),
+            Err(e) => Err(self.sink.core.sync_failed(e)),
         }
     }
 }
@@ -472,60 +454,22 @@ impl<W: core::fmt::Debug, F: core::fmt::Debug, S: core::fmt::Debug, P: core::fmt
             .field("framer", &self.framer)
             .field("strategy", &self.strategy)
             .field("policy", &self.policy)
-            .field("bytes_written", &self.sink.written)
-            .field("durable", &self.durability.durable)
-            .field("max_frame_len", &self.sink.max)
+            .field("core", &self.sink.core)
             .finish_non_exhaustive()
     }
 }
 
-/// The durable watermark, and whether a sync ever failed. Touched only when a sync happens.
-#[derive(Debug, Clone, Copy, Default)]
-struct Durability {
-    durable: u64,
-    failed: bool,
-}
-
-impl Durability {
-    /// A sync covering everything up to `end` succeeded: moves the watermark there, unless an
-    /// earlier sync failed.
-    fn synced(&mut self, end: u64) -> Result<()> {
-        if self.failed {
-            return Err(Error::Sync {
-                source: io::Error::other("an earlier sync of this writer failed"),
-                offset: self.durable,
-            });
-        }
-        self.durable = end;
-        Ok(())
-    }
-
-    /// A sync failed: the watermark stays, for good.
-    #[cold]
-    fn failed(&mut self, source: io::Error) -> Error {
-        self.failed = true;
-        Error::Sync {
-            source,
-            offset: self.durable,
-        }
-    }
-}
-
-/// The sink, the count of bytes it accepted, and the writer's bound on a payload.
+/// The sink and the writer's core, side by side.
 ///
-/// The bound lives here, beside the state every frame updates, rather than in
-/// [`StreamWriter`] beyond its builder: every frame reads it, and with it on another cache line
-/// the `ratios` bench measured the write loop at up to 1.17× the hand-written one, in some
-/// processes and some phases of a run; beside the sink, within 1.04× (docs/design.md).
+/// Every frame reads the core's bound and byte count and the sink's state, so they are kept on
+/// one cache line rather than with the core beyond the builder, where the writer ran measurably
+/// slower in some phases of a run (docs/design.md, "Writing without copies"). `repr(C)` keeps
+/// that order.
+#[repr(C)]
 #[derive(Debug)]
 struct CountingSink<W> {
     inner: W,
-    written: u64,
-    /// The largest payload accepted. At most `u32::MAX` by its type, so the one bound check
-    /// per frame also proves the framer's length check (the compiler drops it).
-    max: u32,
-    /// Start of the first frame the sink took only part of, if one was.
-    torn: Option<u64>,
+    core: WriterCore,
 }
 
 impl<W: Write> CountingSink<W> {
@@ -535,23 +479,13 @@ impl<W: Write> CountingSink<W> {
         framer: &F,
         payload: &[u8],
     ) -> Result<()> {
-        let offset = self.written;
-        let header = framer.header_within(payload, offset, self.max as usize)?;
+        let offset = self.core.bytes_written();
+        let header = self.core.header(framer, payload)?;
         // Counted in a local and stored once, whether the writes succeed or fail.
         let mut accepted = 0;
         let result = S::write_frame(&mut self.inner, header.as_bytes(), payload, &mut accepted);
-        self.written = offset + accepted;
-        result.map_err(|e| self.failed(e, offset, accepted))
-    }
-
-    /// The sink failed `accepted` bytes into the frame at `offset`: remembers the first frame
-    /// torn this way (the durable watermark never passes it).
-    #[cold]
-    fn failed(&mut self, error: io::Error, offset: u64, accepted: u64) -> Error {
-        if accepted > 0 && self.torn.is_none() {
-            self.torn = Some(offset);
-        }
-        Error::io(error, offset)
+        self.core.accepted(offset, accepted);
+        result.map_err(|e| self.core.write_failed(e, offset))
     }
 }
 
@@ -566,15 +500,9 @@ fn write_all<W: Write>(sink: &mut W, mut buf: &[u8], accepted: &mut u64) -> io::
 
 /// What one `write` of `buf` to a sink returned, accounted as `write_all` does: the bytes
 /// accepted are added to `accepted` and `buf` moves past them; `Interrupted` is `Ok` (write
-/// again); a write of no bytes is a `WriteZero` error. The step of every `write_all` loop of
-/// flatstream's writers, sync and async (`flatstream-tokio` uses it through the crate root).
-#[doc(hidden)]
+/// again); a write of no bytes is a `WriteZero` error.
 #[inline(always)]
-pub fn account_write(
-    result: io::Result<usize>,
-    buf: &mut &[u8],
-    accepted: &mut u64,
-) -> io::Result<()> {
+fn account_write(result: io::Result<usize>, buf: &mut &[u8], accepted: &mut u64) -> io::Result<()> {
     match result {
         Ok(0) => Err(write_zero()),
         Ok(n) => {
@@ -614,8 +542,9 @@ fn write_all_vectored<W: Write>(
     Ok(())
 }
 
+/// The error of a sink that accepted no bytes: `WriteZero`, as `write_all`'s.
 #[cold]
-fn write_zero() -> io::Error {
+pub(crate) fn write_zero() -> io::Error {
     io::Error::new(io::ErrorKind::WriteZero, "sink accepted no bytes")
 }
 

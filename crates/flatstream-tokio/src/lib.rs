@@ -53,12 +53,15 @@
 //! |---|---|---|---|
 //! | [`FrameCodec`] ([`codec::Builder`]) | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static`; encodes a `&[u8]` | handing payloads to other tasks; `Stream`/`Sink` code |
 //! | [`AsyncStreamReader`] | any `AsyncRead` | `&[u8]` borrowed from its buffer (`read_message`, `process_all`), or `Bytes` (`read_bytes`) | reading in place, the sync reader's vocabulary |
-//! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload` | writing without copying payloads |
+//! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload`, each with a receipt | writing without copying payloads; journals (`sync` on an [`AsyncSyncSink`]) |
 //!
-//! All of them decode with flatstream's one sans-I/O
-//! [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length prefix
-//! alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received and
-//! never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
+//! The writer drives the sync writer's sans-I/O [`WriterCore`](flatstream_core::WriterCore):
+//! the same byte count, bound, receipts and torn-frame tracking, and a durable watermark moved by
+//! `sync` on a `tokio::fs::File` (sync *policies* are the sync writer's alone: see
+//! [`AsyncStreamWriter`], "Durability"). The readers and the codec decode with flatstream's one
+//! sans-I/O [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length
+//! prefix alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received
+//! and never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
 //! with the offset of the frame concerned. A frame rejected for its content (by a validating
 //! deframer) is stepped over: [`AsyncStreamReader`] goes straight on to the next frame, while
 //! tokio-util's `FramedRead` answers `None` once after any error, so a `while let` loop over
@@ -90,7 +93,7 @@ mod writer;
 
 pub use codec::FrameCodec;
 pub use reader::AsyncStreamReader;
-pub use writer::AsyncStreamWriter;
+pub use writer::{AsyncStreamWriter, AsyncSyncSink};
 
 #[cfg(test)]
 mod tests {
@@ -116,5 +119,20 @@ mod tests {
         assert_send(&writer.write(&"x"));
         assert_send(&writer.write_payload(b"x"));
         assert_send(&writer.flush());
+        assert_send(&writer.write_with_receipt(&"x"));
+        assert_send(&writer.write_payload_with_receipt(b"x"));
+        let mut builder = flatbuffers::FlatBufferBuilder::new();
+        assert_send(&writer.write_finished(&builder));
+        assert_send(&writer.write_finished(&mut builder));
+    }
+
+    #[test]
+    fn sync_futures_can_be_spawned() {
+        fn assert_send<T: Send>(_: &T) {}
+        fn check<W: AsyncSyncSink + Send>(writer: &mut AsyncStreamWriter<W, DefaultFramer>) {
+            assert_send(&writer.sync());
+        }
+        let _ = check::<tokio::fs::File>;
+        let _ = check::<tokio::io::BufWriter<tokio::fs::File>>;
     }
 }

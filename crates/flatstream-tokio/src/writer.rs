@@ -1,13 +1,16 @@
-//! `AsyncStreamWriter`: frames payloads onto any `AsyncWrite`.
+//! `AsyncStreamWriter`: frames payloads onto any `AsyncWrite`, driving core's `WriterCore`.
 
+use core::borrow::Borrow;
 use flatbuffers::{Allocator, FlatBufferBuilder};
-use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
-use flatstream_core::{Error, Framer, Result, StreamSerialize};
+use flatstream_core::{Error, Framer, Receipt, Result, StreamSerialize, WriterCore};
+use std::future::Future;
 use std::io;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
 /// Writes frames to an [`AsyncWrite`] sink: the async counterpart of
-/// [`StreamWriter`](flatstream_core::StreamWriter), with the same three ways to write a message.
+/// [`StreamWriter`](flatstream_core::StreamWriter), with the same three ways to write a message,
+/// the same receipts, bound and byte count (both drive one
+/// [`WriterCore`](flatstream_core::WriterCore)), and the same bytes on the wire.
 ///
 /// * [`write`](Self::write) (simple mode): serializes a [`StreamSerialize`] value into the
 ///   writer's own builder, which is reset and reused, so a warm writer does not allocate.
@@ -15,21 +18,46 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 ///   builder you manage.
 /// * [`write_payload`](Self::write_payload): writes bytes that are already a FlatBuffer.
 ///
+/// Each has a `*_with_receipt` twin that returns a [`Receipt`]: where the frame starts and how
+/// long it is. [`with_offset`](Self::with_offset) makes those offsets offsets in a file the
+/// writer appends to.
+///
 /// The header is built on the stack; header and payload are handed to the sink as they are, the
 /// payload is never copied by the writer. The writer does no buffering of its own: put a
 /// [`tokio::io::BufWriter`] in front of a socket for small messages, and call
 /// [`flush`](Self::flush) when the messages written should leave.
 ///
+/// # Errors and what reached the sink
+///
 /// A payload over the bound ([`with_max_frame_len`](Self::with_max_frame_len)) or rejected by
 /// the framer is refused before any of its bytes are written. If the sink fails mid-frame,
-/// [`bytes_written`](Self::bytes_written) counts exactly the bytes it accepted.
+/// [`bytes_written`](Self::bytes_written) counts exactly the bytes it accepted and
+/// [`torn`](Self::torn) says where the torn frame starts, so a journal can cut it off before
+/// appending again.
+///
+/// # Durability
+///
+/// On a sink that can be synced ([`AsyncSyncSink`]: a `tokio::fs::File`, or a `BufWriter` in
+/// front of one), [`sync`](Self::sync) flushes and syncs now, and [`durable`](Self::durable)
+/// is the offset up to which every frame is known to be on disk, by the same rules as the sync
+/// writer's (never past a torn frame, never again after a failed sync).
+///
+/// What the sync writer offers and this one does not: sync policies
+/// ([`SyncPolicy`](flatstream_core::SyncPolicy)) and the watermark file. A policy syncs inside
+/// the write, through a blocking call on the sink; here a sync is a future, so it is yours to
+/// await where it fits (after a batch, on a timer, before acknowledging a message). Publishing
+/// the watermark is a blocking write of a small file, which does not belong on a runtime's
+/// thread: publish [`durable`](Self::durable) yourself after `sync`, with a
+/// [`WatermarkFile`](flatstream_core::WatermarkFile) in `spawn_blocking`, if followers in other
+/// processes need it.
 ///
 /// # Cancel safety
 ///
 /// The write methods are not cancel safe, as [`AsyncWriteExt::write_all`] is not: dropped
 /// before it completes (in `tokio::select!`, say), a write may have put part of its frame
-/// in the sink, and the stream is then torn at [`bytes_written`](Self::bytes_written), which
-/// stays exact. Do not race writes against timeouts; bound the whole connection instead.
+/// in the sink, and the stream is then torn there. [`bytes_written`](Self::bytes_written) stays
+/// exact and [`torn`](Self::torn) names that frame. Do not race writes against timeouts; bound
+/// the whole connection instead.
 ///
 /// ```
 /// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader};
@@ -38,7 +66,8 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
 /// let mut writer = AsyncStreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"hello").await?;
-/// writer.write_payload(b"raw bytes").await?;
+/// let receipt = writer.write_payload_with_receipt(b"raw bytes").await?;
+/// assert_eq!((receipt.offset, receipt.len), (20, 13));
 /// writer.flush().await?;
 /// let bytes = writer.into_inner();
 /// // The same bytes as the sync writer's: any reader reads them.
@@ -49,18 +78,65 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AsyncStreamWriter<W, F> {
-    sink: Counted<W>,
+    sink: W,
+    core: WriterCore,
+    /// The start of the frame being written, while a write is under way: still set when a write
+    /// was dropped mid-frame, and then settled into the core's torn frame.
+    pending: Option<u64>,
     framer: F,
     builder: FlatBufferBuilder<'static>,
-    /// At most `u32::MAX` by its type, so the one bound check per frame also proves the
-    /// framer's length check (the compiler drops it).
-    max_frame_len: u32,
 }
 
-/// The sink, and the bytes it has accepted.
-struct Counted<W> {
-    inner: W,
-    written: u64,
+/// A sink whose accepted bytes can be made durable, asynchronously: a `tokio::fs::File`, or a
+/// `tokio::io::BufWriter` in front of one (it flushes its buffer first). The async counterpart
+/// of [`SyncSink`](flatstream_core::SyncSink).
+///
+/// ```
+/// use flatstream_core::DefaultFramer;
+/// use flatstream_tokio::AsyncStreamWriter;
+///
+/// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+/// # let dir = std::env::temp_dir().join(format!("flatstream-doc-async-sync-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let file = tokio::fs::File::create(dir.join("journal.fstream")).await?;
+/// let mut writer = AsyncStreamWriter::new(tokio::io::BufWriter::new(file), DefaultFramer);
+/// writer.write(&"one").await?;
+/// let receipt = writer.write_with_receipt(&"two").await?;
+/// assert_eq!(writer.durable(), 0); // handed to the buffer, not synced yet
+/// assert_eq!(writer.sync().await?, receipt.end());
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait AsyncSyncSink: AsyncWrite + Unpin {
+    /// Hands every byte accepted so far to the file, then waits until the file's data is on
+    /// the storage device (`File::sync_data`).
+    fn sync(&mut self) -> impl Future<Output = io::Result<()>> + Send;
+}
+
+/// tokio's `File` hands each write to a blocking thread and returns before the OS has the bytes:
+/// a write that returned is in the OS only once the file is flushed. `sync` flushes first, then
+/// `sync_data`.
+impl AsyncSyncSink for tokio::fs::File {
+    async fn sync(&mut self) -> io::Result<()> {
+        self.flush().await?;
+        self.sync_data().await
+    }
+}
+
+/// Flushes the buffer, then syncs the file behind it.
+impl<W: AsyncSyncSink + Send> AsyncSyncSink for tokio::io::BufWriter<W> {
+    async fn sync(&mut self) -> io::Result<()> {
+        self.flush().await?;
+        self.get_mut().sync().await
+    }
+}
+
+impl<S: AsyncSyncSink + Send + ?Sized> AsyncSyncSink for &mut S {
+    async fn sync(&mut self) -> io::Result<()> {
+        (**self).sync().await
+    }
 }
 
 impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
@@ -72,119 +148,244 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// A writer whose simple mode uses `builder`.
     pub fn with_builder(sink: W, framer: F, builder: FlatBufferBuilder<'static>) -> Self {
         AsyncStreamWriter {
-            sink: Counted {
-                inner: sink,
-                written: 0,
-            },
+            sink,
+            core: WriterCore::new(),
+            pending: None,
             framer,
             builder,
-            max_frame_len: u32::try_from(DEFAULT_MAX_FRAME_LEN).unwrap_or(u32::MAX),
         }
     }
 
     /// Sets the largest payload this writer accepts (default
     /// [`DEFAULT_MAX_FRAME_LEN`](flatstream_core::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Larger
-    /// payloads are refused with [`Error::FrameTooLarge`] before anything is written.
+    /// payloads are refused with [`Error::FrameTooLarge`] before anything is written. A bound
+    /// over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.max_frame_len = u32::try_from(max).unwrap_or(u32::MAX);
+        self.core.set_max_frame_len(max);
+        self
+    }
+
+    /// Sets the stream offset of the first byte this writer writes: the length of the file it
+    /// appends to, so that receipts, errors and the durable watermark are offsets in the file.
+    /// The bytes before `offset` are taken to be on disk.
+    pub fn with_offset(mut self, offset: u64) -> Self {
+        self.core = self.core.with_offset(offset);
         self
     }
 
     /// Simple mode: serializes `item` into the writer's builder and writes it as one frame.
     pub async fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {
-        self.builder.reset();
-        item.serialize(&mut self.builder)?;
-        let payload = self.builder.finished_data();
-        self.sink
-            .write_frame(&self.framer, self.max_frame_len, payload)
-            .await
+        self.write_with_receipt(item).await.map(drop)
     }
 
     /// Expert mode: writes the finished buffer of `builder` as one frame. The builder is left as
-    /// it is; reset it before building the next message.
-    pub async fn write_finished<A: Allocator>(
+    /// it is; reset it before building the next message. Pass `&builder` or `&mut builder`: both
+    /// compile, as on the sync writer (any `Borrow` of a builder does).
+    pub async fn write_finished<'b, A: Allocator, B: Borrow<FlatBufferBuilder<'b, A>>>(
         &mut self,
-        builder: &FlatBufferBuilder<'_, A>,
+        builder: B,
     ) -> Result<()> {
-        self.write_payload(builder.finished_data()).await
+        self.write_payload(builder.borrow().finished_data()).await
     }
 
     /// Writes `payload`, which should be a finished FlatBuffer, as one frame.
     pub async fn write_payload(&mut self, payload: &[u8]) -> Result<()> {
-        self.sink
-            .write_frame(&self.framer, self.max_frame_len, payload)
+        self.write_payload_with_receipt(payload).await.map(drop)
+    }
+
+    /// [`write`](Self::write), returning where the frame went.
+    pub async fn write_with_receipt<T: StreamSerialize + ?Sized>(
+        &mut self,
+        item: &T,
+    ) -> Result<Receipt> {
+        self.builder.reset();
+        item.serialize(&mut self.builder)?;
+        let payload = self.builder.finished_data();
+        write_frame(
+            &mut self.sink,
+            &mut self.core,
+            &mut self.pending,
+            &self.framer,
+            payload,
+        )
+        .await
+    }
+
+    /// [`write_finished`](Self::write_finished), returning where the frame went.
+    pub async fn write_finished_with_receipt<
+        'b,
+        A: Allocator,
+        B: Borrow<FlatBufferBuilder<'b, A>>,
+    >(
+        &mut self,
+        builder: B,
+    ) -> Result<Receipt> {
+        self.write_payload_with_receipt(builder.borrow().finished_data())
             .await
+    }
+
+    /// [`write_payload`](Self::write_payload), returning where the frame went.
+    pub async fn write_payload_with_receipt(&mut self, payload: &[u8]) -> Result<Receipt> {
+        write_frame(
+            &mut self.sink,
+            &mut self.core,
+            &mut self.pending,
+            &self.framer,
+            payload,
+        )
+        .await
     }
 
     /// Flushes the sink.
     pub async fn flush(&mut self) -> Result<()> {
-        let result = self.sink.inner.flush().await;
-        self.sink.at_end(result)
+        let result = self.sink.flush().await;
+        self.at_end(result)
     }
 
     /// Flushes and shuts the sink down (for a `TcpStream`, the write half): the peer's reader
     /// sees the end of the stream.
     pub async fn shutdown(&mut self) -> Result<()> {
-        let result = self.sink.inner.shutdown().await;
-        self.sink.at_end(result)
+        let result = self.sink.shutdown().await;
+        self.at_end(result)
+    }
+
+    /// The result of flushing or shutting the sink down, an error stamped with the end of what
+    /// it accepted.
+    fn at_end(&self, result: io::Result<()>) -> Result<()> {
+        let offset = self.core.bytes_written();
+        result.map_err(|source| Error::Io { source, offset })
     }
 
     /// Bytes the sink has accepted from this writer: the offset at which the next frame starts,
-    /// or, after a failed or cancelled write, the exact length of what reached the sink.
+    /// or, after a failed or cancelled write, the exact end of what reached the sink.
     pub fn bytes_written(&self) -> u64 {
-        self.sink.written
+        self.core.bytes_written()
     }
 
-    flatstream_core::__writer_accessors!(W, F);
+    /// The start of the first frame that a failed or cancelled write left partly in the sink,
+    /// if one did: a reader stops there. Cut the stream there (or repair it) before appending
+    /// again.
+    pub fn torn(&self) -> Option<u64> {
+        let cancelled = self.pending.filter(|&f| self.core.bytes_written() > f);
+        match (self.core.torn(), cancelled) {
+            (Some(t), Some(c)) => Some(t.min(c)),
+            (t, c) => t.or(c),
+        }
+    }
+
+    /// The durable watermark: the stream offset up to which every frame is known to be on disk.
+    /// It moves, to the end of a frame, only when [`sync`](Self::sync) succeeds; 0 (or the
+    /// [`with_offset`](Self::with_offset)) before. As the sync writer's, it never passes a torn
+    /// frame and never moves again after a failed sync (see
+    /// [`StreamWriter::durable`](flatstream_core::StreamWriter::durable)).
+    pub fn durable(&self) -> u64 {
+        self.core.durable()
+    }
+
+    /// The writer's sans-I/O state: byte count, bound, torn frame, durable watermark.
+    pub fn core(&self) -> &WriterCore {
+        &self.core
+    }
+
+    /// The framer.
+    pub fn framer(&self) -> &F {
+        &self.framer
+    }
+
+    /// The builder used by [`write`](Self::write). Useful to inspect or replace it, for
+    /// example to release memory after a burst of large messages.
+    pub fn builder_mut(&mut self) -> &mut FlatBufferBuilder<'static> {
+        &mut self.builder
+    }
+
+    /// The sink.
+    pub fn get_ref(&self) -> &W {
+        &self.sink
+    }
+
+    /// The sink. Writing to it directly puts bytes in the stream that the writer does not
+    /// count.
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.sink
+    }
 
     /// Returns the sink, without flushing it.
     pub fn into_inner(self) -> W {
-        self.sink.inner
+        self.sink
+    }
+}
+
+impl<W: AsyncSyncSink, F: Framer> AsyncStreamWriter<W, F> {
+    /// Flushes the sink and syncs it to disk now, and returns the new durable watermark: every
+    /// frame written so far (up to the first torn frame, if a write failed or was cancelled
+    /// mid-frame: see [`durable`](Self::durable)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Sync`] if the sync fails, now or at any earlier sync of this writer; the
+    /// watermark stays where it was.
+    pub async fn sync(&mut self) -> Result<u64> {
+        settle(&mut self.core, &mut self.pending);
+        match self.sink.sync().await {
+            Ok(()) => self.core.synced(self.core.bytes_written()),
+            Err(e) => Err(self.core.sync_failed(e)),
+        }
     }
 }
 
 impl<W: core::fmt::Debug, F: core::fmt::Debug> core::fmt::Debug for AsyncStreamWriter<W, F> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("AsyncStreamWriter")
-            .field("sink", &self.sink.inner)
+            .field("sink", &self.sink)
             .field("framer", &self.framer)
-            .field("bytes_written", &self.sink.written)
-            .field("max_frame_len", &self.max_frame_len)
+            .field("core", &self.core)
             .finish_non_exhaustive()
     }
 }
 
-impl<W: AsyncWrite + Unpin> Counted<W> {
-    /// Writes the frame of `payload`, adding every byte the sink accepts to `written` as it
-    /// goes.
-    async fn write_frame<F: Framer>(&mut self, framer: &F, max: u32, payload: &[u8]) -> Result<()> {
-        let offset = self.written;
-        let header = framer.header_within(payload, offset, max as usize)?;
-        let sink = &mut self.inner;
-        let result = match write_all(sink, header.as_bytes(), &mut self.written).await {
-            Ok(()) => write_all(sink, payload, &mut self.written).await,
-            Err(e) => Err(e),
-        };
-        result.map_err(|source| Error::Io { source, offset })
-    }
-
-    /// The result of flushing or shutting the sink down, an error stamped with the end of
-    /// what it accepted.
-    fn at_end(&self, result: io::Result<()>) -> Result<()> {
-        let offset = self.written;
-        result.map_err(|source| Error::Io { source, offset })
+/// A write dropped mid-frame left `pending` set: tells the core the frame was not finished.
+fn settle(core: &mut WriterCore, pending: &mut Option<u64>) {
+    if let Some(frame) = pending.take() {
+        core.unfinished(frame);
     }
 }
 
-/// `write_all`, adding every byte the sink accepts to `written` as soon as it does (so that the
-/// count stays exact if the future is dropped).
-async fn write_all<W: AsyncWrite + Unpin>(
+/// Writes the frame of `payload`, counting every byte the sink accepts in the core as soon as it
+/// does (so that the count stays exact if the future is dropped).
+async fn write_frame<W: AsyncWrite + Unpin, F: Framer>(
     sink: &mut W,
-    mut buf: &[u8],
-    written: &mut u64,
-) -> io::Result<()> {
-    while !buf.is_empty() {
-        flatstream_core::__account_write(sink.write(buf).await, &mut buf, written)?;
+    core: &mut WriterCore,
+    pending: &mut Option<u64>,
+    framer: &F,
+    payload: &[u8],
+) -> Result<Receipt> {
+    settle(core, pending);
+    let offset = core.bytes_written();
+    let header = core.header(framer, payload)?;
+    *pending = Some(offset);
+    let mut accepted = 0;
+    for mut buf in [header.as_bytes(), payload] {
+        while !buf.is_empty() {
+            match sink.write(buf).await {
+                Ok(0) => {
+                    *pending = None;
+                    let zero = io::Error::new(io::ErrorKind::WriteZero, "sink accepted no bytes");
+                    return Err(core.write_failed(zero, offset));
+                }
+                Ok(n) => {
+                    let n = n.min(buf.len());
+                    accepted += n as u64;
+                    core.accepted(offset, accepted);
+                    buf = &buf[n..];
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    *pending = None;
+                    return Err(core.write_failed(e, offset));
+                }
+            }
+        }
     }
-    Ok(())
+    *pending = None;
+    Ok(core.receipt(offset))
 }

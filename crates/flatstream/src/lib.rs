@@ -38,7 +38,8 @@
 //! - Writing: [`StreamWriter`] with [`write`](StreamWriter::write) (simple mode: a
 //!   [`StreamSerialize`] value into the writer's reused builder),
 //!   [`write_finished`](StreamWriter::write_finished) (expert mode: your own builders) and
-//!   [`write_payload`](StreamWriter::write_payload).
+//!   [`write_payload`](StreamWriter::write_payload). It and `AsyncStreamWriter` drive one
+//!   sans-I/O [`WriterCore`]: the same byte count, bound, receipts and torn-frame tracking.
 //! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
 //!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), with no
 //!   copy at all over `&[u8]` or a `Cursor`; [`BufReadStreamReader`], the same over a `BufRead`,
@@ -158,7 +159,7 @@ pub use flatstream_core::*;
 #[cfg(feature = "tokio")]
 pub use flatstream_tokio::codec;
 #[cfg(feature = "tokio")]
-pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, FrameCodec};
+pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, AsyncSyncSink, FrameCodec};
 
 /// The framing strategies, under the path FlatStream 0.2.x gave them (`flatstream::framing::`):
 /// the same items as at the crate's root. See `docs/migrating.md`.
