@@ -70,83 +70,64 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
-#[cfg(feature = "std")]
-mod bufread;
-#[cfg(feature = "bytes")]
-mod bytes_frames;
-mod checksum;
-pub mod decode;
 mod error;
 #[cfg(feature = "std")]
-mod follow;
-pub mod frame;
-mod framer;
-mod frames;
-#[cfg(feature = "std")]
 mod in_memory;
-#[cfg(feature = "rayon")]
-mod parallel;
 #[cfg(feature = "std")]
-mod positioned;
+mod journal;
 mod read;
-#[cfg(feature = "std")]
-mod reader;
-mod recovery;
-mod salvage;
-mod serialize;
+mod repair;
 mod split;
-#[cfg(feature = "std")]
-mod sync;
 #[cfg(test)]
 mod testing;
-#[cfg(feature = "std")]
-mod watermark;
-#[cfg(feature = "std")]
-mod writer;
+mod wire;
+mod write;
 
-#[cfg(feature = "std")]
-pub use bufread::BufReadStreamReader;
-#[cfg(feature = "bytes")]
-pub use bytes_frames::BytesFrames;
-pub use checksum::{Checksum, NoChecksum};
+pub use wire::{decode, frame};
+
 pub use error::{Error, ErrorKind, Result, ValidationFailure};
-#[cfg(feature = "std")]
-pub use follow::{Followed, Follower};
-pub use framer::{
-    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
-};
-pub use frames::Frames;
 #[cfg(feature = "mmap")]
 pub use in_memory::mapped::MappedFile;
-#[cfg(feature = "rayon")]
-pub use parallel::ParallelFrames;
 #[cfg(feature = "std")]
-pub use positioned::FrameAt;
+pub use journal::follow::{Followed, Follower};
+#[cfg(feature = "std")]
+pub use journal::positioned::FrameAt;
+#[cfg(feature = "std")]
+pub use journal::watermark::{WatermarkFile, read_watermark};
+#[cfg(feature = "std")]
+pub use read::buffered::BufReadStreamReader;
+#[cfg(feature = "bytes")]
+pub use read::bytes::BytesFrames;
+pub use read::slice::Frames;
+#[cfg(feature = "std")]
+pub use read::stream::StreamReader;
 pub use read::{IntoControlFlow, MessageReader, Messages};
 #[doc(hidden)]
 pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 #[cfg(feature = "std")]
-pub use reader::StreamReader;
+pub use repair::recover::RepairPolicy;
+pub use repair::recover::{Recover, Recovery, StreamEnd};
+pub use repair::salvage::{Salvage, Salvaged};
 #[cfg(feature = "std")]
-pub use recovery::RepairPolicy;
-pub use recovery::{Recover, Recovery, StreamEnd};
+pub use repair::salvage_report::SalvageReport;
+#[cfg(feature = "rayon")]
+pub use split::parallel::ParallelFrames;
+pub use split::ranges::{DEFAULT_CONFIRMATIONS, SplitFrames};
+pub use wire::checksum::{Checksum, NoChecksum};
+pub use wire::framing::{
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
+};
+pub use write::serialize::StreamSerialize;
 #[cfg(feature = "std")]
-pub use salvage::SalvageReport;
-pub use salvage::{Salvage, Salvaged};
-pub use serialize::StreamSerialize;
-pub use split::{DEFAULT_CONFIRMATIONS, SplitFrames};
-#[cfg(feature = "std")]
-pub use sync::{
+pub use write::sync::{
     NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames, SyncInterval, SyncPolicy,
     SyncSink,
 };
 #[cfg(feature = "std")]
-pub use watermark::{WatermarkFile, read_watermark};
-#[cfg(feature = "std")]
 #[doc(hidden)]
-pub use writer::account_write as __account_write;
+pub use write::writer::account_write as __account_write;
 #[cfg(feature = "std")]
-pub use writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
+pub use write::writer::{PlainWrites, Receipt, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;

@@ -1,10 +1,10 @@
 //! `BufReadStreamReader`: reads frames in place from the buffer of a `BufRead` source.
 
-use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
-use crate::frame::FrameSpan;
-use crate::framer::Deframer;
 use crate::read::{IntoControlFlow, Pass, deliver_frames, flow};
+use crate::wire::decode::{Decoded, Decoder};
+use crate::wire::frame::FrameSpan;
+use crate::wire::framing::Deframer;
 use core::ops::ControlFlow;
 use std::io::{self, BufRead};
 use std::vec::Vec;
@@ -107,7 +107,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is copied.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.decoder.set_max_frame_len(max);

@@ -1,9 +1,17 @@
 //! The reader surface: [`MessageReader`], what the sequential readers of this crate are, and
 //! the one lending iterator [`Messages`] over any of them.
 
-use crate::decode::{Decoded, Decoder, Incomplete};
+#[cfg(feature = "std")]
+pub(crate) mod buffered;
+#[cfg(feature = "bytes")]
+pub(crate) mod bytes;
+pub(crate) mod slice;
+#[cfg(feature = "std")]
+pub(crate) mod stream;
+
 use crate::error::Result;
-use crate::framer::Deframer;
+use crate::wire::decode::{Decoded, Decoder, Incomplete};
+use crate::wire::framing::Deframer;
 use core::ops::ControlFlow;
 
 /// A reader that hands out payloads one at a time, borrowed from wherever it holds them.
@@ -137,12 +145,12 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
 }
 
 /// `with_max_frame_len` and `deframer` for a reader of bytes in memory that holds its
-/// [`Decoder`](crate::decode::Decoder) in a field `decoder`; invoked inside its `impl` block
+/// [`Decoder`](crate::wire::decode::Decoder) in a field `decoder`; invoked inside its `impl` block
 /// with the name of its deframer parameter.
 macro_rules! decoder_accessors {
     ($d:ident) => {
         /// Sets the largest payload accepted (default
-        /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+        /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
         pub fn with_max_frame_len(mut self, max: usize) -> Self {
             self.decoder.set_max_frame_len(max);
             self
@@ -161,9 +169,9 @@ pub(crate) use decoder_accessors;
 /// (undo the fusing after a framing error).
 macro_rules! message_reader_from_iterator {
     ($reader:ident) => {
-        impl<D: $crate::framer::Deframer> core::iter::FusedIterator for $reader<'_, D> {}
+        impl<D: $crate::wire::framing::Deframer> core::iter::FusedIterator for $reader<'_, D> {}
 
-        impl<D: $crate::framer::Deframer> $crate::read::MessageReader for $reader<'_, D> {
+        impl<D: $crate::wire::framing::Deframer> $crate::read::MessageReader for $reader<'_, D> {
             /// As [`Iterator::next`], except after a framing error: where the iterator is
             /// fused, this stays at the frame that failed and returns its error again, as the
             /// other readers do.
@@ -189,7 +197,7 @@ pub(crate) use message_reader_from_iterator;
 #[cfg(feature = "std")]
 macro_rules! message_reader_from_inherent {
     ($reader:ident<$r:ident: $bound:path, $d:ident>) => {
-        impl<$r: $bound, $d: $crate::framer::Deframer> $reader<$r, $d> {
+        impl<$r: $bound, $d: $crate::wire::framing::Deframer> $reader<$r, $d> {
             /// A lending iterator over the payloads:
             /// `while let Some(payload) = messages.next()? {}`. Leave the loop with `break` to
             /// stop early.
@@ -204,7 +212,7 @@ macro_rules! message_reader_from_inherent {
             }
         }
 
-        impl<$r: $bound, $d: $crate::framer::Deframer> $crate::read::MessageReader
+        impl<$r: $bound, $d: $crate::wire::framing::Deframer> $crate::read::MessageReader
             for $reader<$r, $d>
         {
             #[inline]
@@ -243,7 +251,7 @@ pub(crate) use message_reader_from_inherent;
 /// [`StreamReader`](crate::StreamReader) and the async reader of `flatstream-tokio`. Invoked
 /// inside the reader's `impl` block, with the names of its source and deframer parameters.
 ///
-/// [`Decoder`]: crate::decode::Decoder
+/// [`Decoder`]: crate::wire::decode::Decoder
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __source_accessors {

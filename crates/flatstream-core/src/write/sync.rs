@@ -36,8 +36,8 @@
 //! [`with_sync`]: crate::StreamWriter::with_sync
 //! [`sync`]: crate::StreamWriter::sync
 
-use crate::watermark::WatermarkFile;
-use crate::writer::Receipt;
+use crate::journal::watermark::WatermarkFile;
+use crate::write::writer::Receipt;
 use std::boxed::Box;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -291,8 +291,8 @@ impl<W: ?Sized, P: SyncPolicy<W>> SyncPolicy<W> for PublishWatermark<P> {
 mod tests {
     use super::*;
     use crate::error::Error;
-    use crate::framer::DefaultFramer;
-    use crate::writer::StreamWriter;
+    use crate::wire::framing::DefaultFramer;
+    use crate::write::writer::StreamWriter;
 
     /// A sink in memory that records where each sync happened, and fails the syncs it is told
     /// to, and the writes past `full` bytes (taking what fits first, as a full disk does).

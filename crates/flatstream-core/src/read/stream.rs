@@ -1,11 +1,11 @@
 //! `StreamReader`: reads frames from any `std::io::Read`, handing out payloads borrowed from
 //! its buffer.
 
-use crate::decode::{Decoded, Decoder, Incomplete};
 use crate::error::{Error, Result};
-use crate::framer::Deframer;
 use crate::in_memory;
 use crate::read::{IntoControlFlow, Pass, deliver_frames};
+use crate::wire::decode::{Decoded, Decoder, Incomplete};
+use crate::wire::framing::Deframer;
 use core::ops::Range;
 use std::io::{self, Read};
 use std::vec::Vec;
@@ -117,7 +117,7 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is buffered.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.decoder.set_max_frame_len(max);

@@ -69,8 +69,8 @@
 //! * **Offsets are the driver's.** The decoder stamps errors with the offset it is given.
 
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, header_len};
-use crate::framer::Deframer;
+use crate::wire::frame::{DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, header_len};
+use crate::wire::framing::Deframer;
 
 /// The largest first allocation of a buffering reader's buffer; it then doubles up to the
 /// reader's capacity (see [`Incomplete::grown_len`]).
@@ -195,7 +195,7 @@ impl Incomplete {
     #[inline]
     pub fn useful(&self) -> usize {
         self.missing()
-            .min(self.present.max(crate::frame::MAX_HEADER_SIZE))
+            .min(self.present.max(crate::wire::frame::MAX_HEADER_SIZE))
     }
 
     /// The size to grow a full buffer of `len` bytes to, for this frame, in a reader whose
@@ -469,8 +469,8 @@ fn rejected(error: Error, len: usize) -> NotAFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::{ChecksumDeframer, DefaultDeframer};
     use crate::testing::Sum16;
+    use crate::wire::framing::{ChecksumDeframer, DefaultDeframer};
 
     /// Rejects payloads that start with 0xFF, for their content.
     struct NoFf;
