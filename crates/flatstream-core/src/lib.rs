@@ -94,10 +94,12 @@ pub use journal::follow::{Followed, Follower};
 pub use journal::positioned::FrameAt;
 #[cfg(feature = "std")]
 pub use journal::watermark::{WatermarkFile, read_watermark};
+pub use read::buffer::{Next, ReadBuffer, Storage};
 #[cfg(feature = "std")]
 pub use read::buffered::BufReadStreamReader;
 #[cfg(feature = "bytes")]
 pub use read::bytes::BytesFrames;
+pub use read::reclaim::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};
 pub use read::slice::Frames;
 #[cfg(feature = "std")]
 pub use read::stream::StreamReader;

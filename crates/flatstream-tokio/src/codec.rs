@@ -2,13 +2,13 @@
 //! [`Builder`].
 
 use bytes::{Buf, Bytes, BytesMut};
-use flatstream_adapters::{NoReclaim, ReclaimPolicy};
 use flatstream_core::decode::{Decoded, Decoder};
 use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream_core::{
     Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
     Framer, Result,
 };
+use flatstream_core::{NoReclaim, ReclaimPolicy};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
@@ -467,8 +467,8 @@ impl<F, D, P> Builder<F, D, P> {
     }
 
     /// Gives the read buffer's memory back after large frames, as `policy` decides (see
-    /// [`ShrinkAfter`](flatstream_adapters::ShrinkAfter) and
-    /// [`ShrinkAbove`](flatstream_adapters::ShrinkAbove)): when it says so, the bytes not yet
+    /// [`ShrinkAfter`](flatstream_core::ShrinkAfter) and
+    /// [`ShrinkAbove`](flatstream_core::ShrinkAbove)): when it says so, the bytes not yet
     /// decoded move to a new buffer of the policy's baseline, and the large one is freed once
     /// the payloads handed out of it are dropped. Applies to **reading**. Default:
     /// [`NoReclaim`], the buffer keeps its largest size.
@@ -520,7 +520,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flatstream_adapters::ShrinkAbove;
+    use flatstream_core::ShrinkAbove;
     use flatstream_core::{ChecksumDeframer, ChecksumFramer};
     use flatstream_test_support::checksums::Fletcher32;
     use tokio_util::codec::{Decoder as _, Encoder as _};

@@ -374,7 +374,7 @@ enum Batch {
     End,
 }
 
-crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>);
+crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>, |r| r.offset);
 
 /// The source's buffer no longer holds the frame `next_frame` found in it, which a `BufRead`
 /// that keeps to its contract does not do. The reader looks again at the next call.

@@ -1,10 +1,12 @@
 //! The reader surface: [`MessageReader`], what the sequential readers of this crate are, and
 //! the one lending iterator [`Messages`] over any of them.
 
+pub(crate) mod buffer;
 #[cfg(feature = "std")]
 pub(crate) mod buffered;
 #[cfg(feature = "bytes")]
 pub(crate) mod bytes;
+pub(crate) mod reclaim;
 pub(crate) mod slice;
 #[cfg(feature = "std")]
 pub(crate) mod stream;
@@ -192,12 +194,12 @@ pub(crate) use message_reader_from_iterator;
 
 /// Implements [`MessageReader`] for a reader of this crate whose inherent methods of the same
 /// names hold the code (they stay inherent, so that calling them needs no import), and adds
-/// the inherent `messages` and `position`, the same for every such reader (it keeps the offset
-/// of the next frame in `offset`).
+/// the inherent `messages` and `position`, the same for every such reader (the last argument gives
+/// the offset of the next frame).
 #[cfg(feature = "std")]
 macro_rules! message_reader_from_inherent {
-    ($reader:ident<$r:ident: $bound:path, $d:ident>) => {
-        impl<$r: $bound, $d: $crate::wire::framing::Deframer> $reader<$r, $d> {
+    ($reader:ident<$r:ident: $bound:path, $d:ident $(, $p:ident: $pb:path)?>, |$this:ident| $offset:expr) => {
+        impl<$r: $bound, $d: $crate::wire::framing::Deframer $(, $p: $pb)?> $reader<$r, $d $(, $p)?> {
             /// A lending iterator over the payloads:
             /// `while let Some(payload) = messages.next()? {}`. Leave the loop with `break` to
             /// stop early.
@@ -208,12 +210,13 @@ macro_rules! message_reader_from_inherent {
             /// Stream offset of the next frame: the bytes of the frames handed out (or stepped
             /// over) so far.
             pub fn position(&self) -> u64 {
-                self.offset
+                let $this = self;
+                $offset
             }
         }
 
-        impl<$r: $bound, $d: $crate::wire::framing::Deframer> $crate::read::MessageReader
-            for $reader<$r, $d>
+        impl<$r: $bound, $d: $crate::wire::framing::Deframer $(, $p: $pb)?> $crate::read::MessageReader
+            for $reader<$r, $d $(, $p)?>
         {
             #[inline]
             fn read_message(&mut self) -> $crate::error::Result<Option<&[u8]>> {
@@ -245,39 +248,6 @@ macro_rules! message_reader_from_inherent {
 }
 #[cfg(feature = "std")]
 pub(crate) use message_reader_from_inherent;
-
-/// The accessors of a reader that owns its source in a field `source` and its [`Decoder`] in
-/// a field `decoder`: `deframer`, `get_ref`, `get_mut` and `into_inner`, written once for
-/// [`StreamReader`](crate::StreamReader) and the async reader of `flatstream-tokio`. Invoked
-/// inside the reader's `impl` block, with the names of its source and deframer parameters.
-///
-/// [`Decoder`]: crate::wire::decode::Decoder
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __source_accessors {
-    ($r:ident, $d:ident) => {
-        /// The deframer.
-        pub fn deframer(&self) -> &$d {
-            self.decoder.deframer()
-        }
-
-        /// The source.
-        pub fn get_ref(&self) -> &$r {
-            &self.source
-        }
-
-        /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
-        pub fn get_mut(&mut self) -> &mut $r {
-            &mut self.source
-        }
-
-        /// Returns the source; bytes read ahead into the buffer are dropped (see
-        /// [`into_parts`](Self::into_parts) to keep them).
-        pub fn into_inner(self) -> $r {
-            self.source
-        }
-    };
-}
 
 /// A lending iterator over a reader's payloads, returned by the readers' `messages()`.
 ///

@@ -168,6 +168,11 @@ pub struct Incomplete {
 }
 
 impl Incomplete {
+    /// `needed` bytes, `present` of them in the buffer.
+    pub(crate) fn new(needed: usize, present: usize) -> Self {
+        Incomplete { needed, present }
+    }
+
     /// Bytes the frame needs in all, header included. While the length prefix itself is
     /// incomplete this is the header's length: the payload's length is not known yet.
     #[inline]
