@@ -104,8 +104,6 @@ pub use read::slice::Frames;
 #[cfg(feature = "std")]
 pub use read::stream::StreamReader;
 pub use read::{IntoControlFlow, MessageReader, Messages};
-#[doc(hidden)]
-pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 #[cfg(feature = "std")]
 pub use repair::recover::RepairPolicy;
 pub use repair::recover::{Recover, Recovery, StreamEnd};

@@ -133,7 +133,8 @@ impl<D: Deframer> FrameAt<D> {
                 Decoded::Incomplete(need) if have + got < want => {
                     return Err(need.into_error(offset));
                 }
-                Decoded::Incomplete(need) => want = buf.len() + need.useful(),
+                // The readers' one growth rule, with no capacity: double, up to what the frame needs.
+                Decoded::Incomplete(need) => want = need.grown_len(buf.len(), 0),
             }
         }
     }

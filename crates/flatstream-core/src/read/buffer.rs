@@ -71,7 +71,7 @@ use core::ops::{ControlFlow, Range};
 ///
 /// The storage `S` is a `Vec<u8>`, or with the `bytes` feature a `bytes::BytesMut`, whose
 /// payloads can leave as `Bytes` without a copy ([`take_bytes`](ReadBuffer::take_bytes)).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ReadBuffer<D, P = NoReclaim, S = Vec<u8>> {
     decoder: Decoder<D>,
     /// Zero-initialized as it grows; `buf.len()` is the space in use.
@@ -453,6 +453,58 @@ impl<D: Deframer, P: ReclaimPolicy> ReadBuffer<D, P, bytes::BytesMut> {
         bytes::Buf::advance(&mut bytes, payload.start);
         bytes.truncate(payload.len());
         bytes
+    }
+}
+
+#[cfg(feature = "bytes")]
+impl<D: Deframer, P: ReclaimPolicy> ReadBuffer<D, P, bytes::BytesMut> {
+    /// The next frame's payload split off `src`, a buffer held by someone else (tokio-util's
+    /// `FramedRead`, whose bytes are `src[..]`), as a `Bytes` sharing it; `None` when `src`
+    /// does not hold a whole frame yet. The decoder, the position, the growth rule and the
+    /// reclaim policy are this buffer's; its own storage stays unused.
+    ///
+    /// When the frame is not all there and `src` is full, `src` gets room by the rule of
+    /// [Memory](Self#memory), never what a header claims. With `at_eof`, bytes that are not a
+    /// whole frame are [`Error::UnexpectedEof`]. Errors are those of
+    /// [`next_frame`](Self::next_frame); a rejected frame is split off and dropped.
+    #[inline]
+    pub fn split_frame(
+        &mut self,
+        src: &mut bytes::BytesMut,
+        at_eof: bool,
+    ) -> Result<Option<bytes::Bytes>> {
+        let offset = self.offset;
+        let (len, header) = match self.decoder.decode(src, offset)? {
+            Decoded::Frame(frame) => (frame.len(), frame.span().header_len),
+            Decoded::Rejected { len, error } => {
+                bytes::Buf::advance(src, len);
+                self.offset += len as u64;
+                return Err(error);
+            }
+            Decoded::Incomplete(need) => {
+                if at_eof {
+                    return need.at_end(offset).map(|()| None);
+                }
+                // A full buffer gets room by the one rule. (Left to `FramedRead`'s
+                // `reserve(1)`, a buffer still shared with a payload handed out would be
+                // copied into one of exactly one byte more.)
+                let present = src.len();
+                if src.capacity() == present {
+                    src.reserve(need.grown_len(present, self.capacity) - present);
+                }
+                return Ok(None);
+            }
+        };
+        self.offset += len as u64;
+        // The whole frame is split off, then its header stepped over inside the `Bytes`: one
+        // call into `bytes` and one reference count per frame.
+        let mut payload = src.split_to(len).freeze();
+        bytes::Buf::advance(&mut payload, header);
+        if self.reclaim.after_message(payload.len()) {
+            let present = src.len();
+            src.shrink(present, self.reclaim.baseline());
+        }
+        Ok(Some(payload))
     }
 }
 

@@ -299,9 +299,8 @@ impl IntoControlFlow for ControlFlow<()> {
 }
 
 /// How [`deliver_frames`] ended.
-#[doc(hidden)]
 #[derive(Debug)]
-pub enum Pass {
+pub(crate) enum Pass {
     /// No complete frame is left at the front of the bytes: the decoder's word on what is.
     Exhausted(Incomplete),
     /// The callback asked to stop.
@@ -320,9 +319,8 @@ pub enum Pass {
 /// reader's `process_all`, the sync ones and the async one (whose passes have no await in
 /// them): the position lives in a local, and the caller stores it once. A reader with nothing
 /// to pause for passes `|_| false`, which compiles to nothing.
-#[doc(hidden)]
 #[inline(always)]
-pub fn deliver_frames<D, F, C, P>(
+pub(crate) fn deliver_frames<D, F, C, P>(
     decoder: &Decoder<D>,
     mut bytes: &[u8],
     offset: u64,

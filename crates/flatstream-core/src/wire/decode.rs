@@ -58,10 +58,10 @@
 //!   bound as soon as the length prefix is present, whatever follows.
 //! * **Memory grows with the bytes received, never with a header's claim.** An
 //!   [`Incomplete`] outcome says how many bytes the frame needs in all and how many are missing;
-//!   a driver must not reserve that up front. The readers of this crate grow their buffers at
-//!   most by doubling, toward what the frame needs, or take at most [`Incomplete::missing`]
-//!   bytes per refill; [`Incomplete::useful`] is a ready-made step for a driver that sizes its
-//!   buffer from the outcome alone. Either way a header that claims 2 GiB followed by 10 bytes
+//!   a driver must not reserve that up front. The readers of this crate grow their buffers by
+//!   one rule, [`Incomplete::grown_len`] (at most doubling, toward what the frame needs; the
+//!   rule of [`ReadBuffer`](crate::ReadBuffer)), or take at most [`Incomplete::missing`]
+//!   bytes per refill. Either way a header that claims 2 GiB followed by 10 bytes
 //!   costs no more than a small frame.
 //! * **A rejected frame is stepped over, a framing error is not.** After
 //!   [`Decoded::Rejected`] the next frame's position is known; after an `Err` it is not, and the
@@ -191,16 +191,6 @@ impl Incomplete {
     #[inline]
     pub fn missing(&self) -> usize {
         self.needed - self.present
-    }
-
-    /// Bytes worth making room for next: what is missing, but no more than the frame already
-    /// has, or than a header (12 bytes) while it has less. A driver that grows its buffer by
-    /// this much grows it at most by doubling, as bytes arrive, whatever length the header
-    /// declares.
-    #[inline]
-    pub fn useful(&self) -> usize {
-        self.missing()
-            .min(self.present.max(crate::wire::frame::MAX_HEADER_SIZE))
     }
 
     /// The size to grow a full buffer of `len` bytes to, for this frame, in a reader whose
@@ -581,23 +571,19 @@ mod tests {
     }
 
     #[test]
-    fn useful_grows_at_most_by_doubling() {
+    fn growth_is_at_most_doubling_whatever_the_claim() {
         let d = Decoder::new(DefaultDeframer).with_max_frame_len(usize::MAX);
         let mut bytes = vec![0u8; 10];
         bytes[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         let Decoded::Incomplete(n) = d.decode(&bytes, 0).unwrap() else {
             panic!()
         };
-        assert_eq!(n.useful(), 12, "a header's worth, not the 4 GiB declared");
-        bytes.resize(10_000, 0);
-        let Decoded::Incomplete(n) = d.decode(&bytes, 0).unwrap() else {
-            panic!()
-        };
-        assert_eq!(n.useful(), 10_000);
+        assert_eq!(n.grown_len(10, 0), 20, "double, not the 4 GiB declared");
+        assert_eq!(n.grown_len(0, 64 * 1024), FIRST_ALLOCATION);
         let small = [5, 0, 0, 0, 1];
         let Decoded::Incomplete(n) = d.decode(&small, 0).unwrap() else {
             panic!()
         };
-        assert_eq!(n.useful(), 4, "never more than is missing");
+        assert_eq!(n.grown_len(5, 0), 9, "never more than the frame needs");
     }
 }
