@@ -70,6 +70,7 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
+mod config;
 mod error;
 #[cfg(feature = "std")]
 mod in_memory;
@@ -85,6 +86,7 @@ mod write;
 
 pub use wire::{decode, frame};
 
+pub use config::FrameConfig;
 pub use error::{Error, ErrorKind, Result, ValidationFailure};
 #[cfg(feature = "mmap")]
 pub use in_memory::mapped::MappedFile;

@@ -3,8 +3,8 @@
 
 use flatstream_test_support::alloc::CountingAlloc;
 use flatstream_test_support::drivers::{
-    BufReadSlice, BufReaderSource, Copying, InPlaceCursor, InPlaceCursorVec, InPlaceCursorVecRef,
-    InPlaceSlice, SliceFrames,
+    BufReadSlice, BufReaderSource, ConfigFrames, ConfigReader, Copying, InPlaceCursor,
+    InPlaceCursorVec, InPlaceCursorVecRef, InPlaceSlice, ReadBufferLoop, SliceFrames,
 };
 
 // The hostile-length case measures what the readers allocate.
@@ -20,6 +20,9 @@ flatstream_test_support::reader_contract! {
     buf_reader: BufReaderSource,
     buf_read_slice: BufReadSlice,
     frames: SliceFrames,
+    config_reader: ConfigReader,
+    config_frames: ConfigFrames,
+    read_buffer: ReadBufferLoop,
 }
 
 /// `BytesFrames`, the slice iterator over a `Bytes`, read through `MessageReader`.

@@ -8,7 +8,7 @@ use flatstream_core::{
     Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
     Framer, Result,
 };
-use flatstream_core::{NoReclaim, ReadBuffer, ReclaimPolicy};
+use flatstream_core::{FrameConfig, NoReclaim, ReadBuffer, ReclaimPolicy};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
@@ -179,6 +179,24 @@ impl<D: Deframer> FrameCodec<(), D> {
     }
 }
 
+impl<F: Clone, D: Deframer + Clone, P: ReclaimPolicy + Clone> FrameCodec<F, D, P> {
+    /// A codec with the format, bound and reclaim policy of `config` (the capacity of the read
+    /// buffer is `FramedRead`'s: see [`Builder::read_capacity`]).
+    pub fn from_config(config: &FrameConfig<F, D, P>) -> Self {
+        let mut decoder = Decoder::new(config.get_deframer().clone());
+        decoder.set_max_frame_len(config.get_max_frame_len());
+        FrameCodec {
+            framer: config.get_framer().clone(),
+            // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
+            // doubling toward what a frame needs, as the bytes arrive.
+            reading: ReadBuffer::with_storage(decoder, 0)
+                .with_reclaim(config.get_reclaim().clone()),
+            max_write_len: config.get_max_frame_len().min(u32::MAX as usize),
+            write_offset: 0,
+        }
+    }
+}
+
 impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     fn from_parts(framer: F, deframer: D, max: usize, reclaim: P) -> Self {
         let mut decoder = Decoder::new(deframer);
@@ -322,10 +340,7 @@ const DEFAULT_READ_CAPACITY: usize = 8 * 1024;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Builder<F = DefaultFramer, D = DefaultDeframer, P = NoReclaim> {
-    framer: F,
-    deframer: D,
-    reclaim: P,
-    max_frame_len: usize,
+    config: FrameConfig<F, D, P>,
     read_capacity: usize,
 }
 
@@ -339,11 +354,16 @@ impl Builder {
     /// The plain format without checksum, the default bound (2 GiB), no reclamation and
     /// tokio-util's read buffer capacity (8 KiB): what [`FrameCodec::builder`] returns.
     pub fn new() -> Self {
+        Builder::from_config(FrameConfig::new())
+    }
+}
+
+impl<F, D, P> Builder<F, D, P> {
+    /// A builder with the format, bound and reclaim policy of `config` (its capacity does not
+    /// apply: see [`read_capacity`](Self::read_capacity)).
+    pub fn from_config(config: FrameConfig<F, D, P>) -> Self {
         Builder {
-            framer: DefaultFramer,
-            deframer: DefaultDeframer,
-            reclaim: NoReclaim,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            config,
             read_capacity: DEFAULT_READ_CAPACITY,
         }
     }
@@ -358,7 +378,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// before any of it is encoded. **Decoders of untrusted input should set a bound that fits
     /// their messages.** A deframer with a bound of its own keeps the smaller one.
     pub fn max_frame_len(&mut self, max: usize) -> &mut Self {
-        self.max_frame_len = max;
+        self.config.max_frame_len(max);
         self
     }
 
@@ -379,10 +399,7 @@ impl<F, D, P> Builder<F, D, P> {
         checksum: C,
     ) -> Builder<ChecksumFramer<C>, ChecksumDeframer<C>, P> {
         Builder {
-            framer: ChecksumFramer::new(checksum.clone()),
-            deframer: ChecksumDeframer::new(checksum),
-            reclaim: self.reclaim,
-            max_frame_len: self.max_frame_len,
+            config: self.config.checksum(checksum),
             read_capacity: self.read_capacity,
         }
     }
@@ -391,10 +408,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`DefaultFramer`].
     pub fn framer<G: Framer>(self, framer: G) -> Builder<G, D, P> {
         Builder {
-            framer,
-            deframer: self.deframer,
-            reclaim: self.reclaim,
-            max_frame_len: self.max_frame_len,
+            config: self.config.framer(framer),
             read_capacity: self.read_capacity,
         }
     }
@@ -403,10 +417,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`DefaultDeframer`].
     pub fn deframer<E: Deframer>(self, deframer: E) -> Builder<F, E, P> {
         Builder {
-            framer: self.framer,
-            deframer,
-            reclaim: self.reclaim,
-            max_frame_len: self.max_frame_len,
+            config: self.config.deframer(deframer),
             read_capacity: self.read_capacity,
         }
     }
@@ -419,10 +430,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`NoReclaim`], the buffer keeps its largest size.
     pub fn reclaim<Q: ReclaimPolicy>(self, policy: Q) -> Builder<F, D, Q> {
         Builder {
-            framer: self.framer,
-            deframer: self.deframer,
-            reclaim: policy,
-            max_frame_len: self.max_frame_len,
+            config: self.config.reclaim(policy),
             read_capacity: self.read_capacity,
         }
     }
@@ -436,12 +444,7 @@ where
 {
     /// A codec with this configuration.
     pub fn new_codec(&self) -> FrameCodec<F, D, P> {
-        FrameCodec::from_parts(
-            self.framer.clone(),
-            self.deframer.clone(),
-            self.max_frame_len,
-            self.reclaim.clone(),
-        )
+        FrameCodec::from_config(&self.config)
     }
 
     /// A `FramedRead` of `io` with a codec of this configuration and a read buffer of

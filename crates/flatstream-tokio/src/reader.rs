@@ -94,6 +94,15 @@ impl<R: AsyncRead + Unpin, D: Deframer> AsyncStreamReader<R, D> {
 }
 
 impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D, P> {
+    /// A reader of `source` with the format, bound, capacity and reclaim policy of `config`.
+    pub fn from_config<F>(source: R, config: &flatstream_core::FrameConfig<F, D, P>) -> Self
+    where
+        D: Clone,
+        P: Clone,
+    {
+        Self::from_buffer(source, config.read_buffer_in())
+    }
+
     /// A reader of `source` through `buffer`: its deframer, bound, capacity, reclaim policy
     /// and position.
     pub fn from_buffer(source: R, buffer: ReadBuffer<D, P, BytesMut>) -> Self {

@@ -1,6 +1,8 @@
 //! [`ReadBuffer`]: the sans-I/O half of every buffered reader.
 
-use crate::error::{Error, Result};
+#[cfg(any(feature = "std", test))]
+use crate::error::Error;
+use crate::error::Result;
 use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
 use crate::read::{IntoControlFlow, Pass, deliver_frames};
 use crate::wire::decode::{Decoded, Decoder, Incomplete};
@@ -65,7 +67,7 @@ use core::ops::{ControlFlow, Range};
 ///
 /// # Errors
 ///
-/// A framing error ([`Error::FrameTooLarge`], [`Error::ChecksumMismatch`]) leaves the buffer at
+/// A framing error ([`Error::FrameTooLarge`](crate::Error::FrameTooLarge), [`Error::ChecksumMismatch`](crate::Error::ChecksumMismatch)) leaves the buffer at
 /// the bad frame: `next_frame` returns it again. A content error from a validating deframer
 /// concerns a frame received whole: the buffer steps past it.
 ///
@@ -219,7 +221,7 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
 
     /// Sets the largest payload accepted (default
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
-    /// declaring more is an [`Error::FrameTooLarge`] before any of it is buffered.
+    /// declaring more is an [`Error::FrameTooLarge`](crate::Error::FrameTooLarge) before any of it is buffered.
     pub fn set_max_frame_len(&mut self, max: usize) {
         self.decoder.set_max_frame_len(max);
     }
@@ -330,7 +332,7 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
     #[inline(always)]
     pub fn process_buffered<F, C>(&mut self, f: &mut F) -> Result<ControlFlow<()>>
     where
-        F: FnMut(&[u8]) -> Result<C>,
+        F: FnMut(&[u8]) -> Result<C> + ?Sized,
         C: IntoControlFlow,
     {
         loop {
@@ -384,7 +386,7 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
     }
 
     /// What it means that the source is at its end: `Ok` between two frames,
-    /// [`Error::UnexpectedEof`] for a frame cut short (call after [`Next::NeedBytes`]).
+    /// [`Error::UnexpectedEof`](crate::Error::UnexpectedEof) for a frame cut short (call after [`Next::NeedBytes`]).
     pub fn finish(&self) -> Result<()> {
         if self.pos == self.end {
             Ok(())
@@ -393,7 +395,7 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
         }
     }
 
-    /// An I/O error of the source, as the reader reports it: [`Error::Io`] at the position.
+    /// An I/O error of the source, as the reader reports it: [`Error::Io`](crate::Error::Io) at the position.
     #[cfg(feature = "std")]
     #[cold]
     pub fn io_error(&self, error: std::io::Error) -> Error {
@@ -402,6 +404,7 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
 
     /// Moves the position past `n` bytes read in place, not through the buffer (a reader of
     /// bytes in memory uses the buffer's decoder and position only).
+    #[cfg(feature = "std")]
     #[inline(always)]
     pub(crate) fn skip_in_place(&mut self, n: usize) {
         self.offset += n as u64;
@@ -465,7 +468,7 @@ impl<D: Deframer, P: ReclaimPolicy> ReadBuffer<D, P, bytes::BytesMut> {
     ///
     /// When the frame is not all there and `src` is full, `src` gets room by the rule of
     /// [Memory](Self#memory), never what a header claims. With `at_eof`, bytes that are not a
-    /// whole frame are [`Error::UnexpectedEof`]. Errors are those of
+    /// whole frame are [`Error::UnexpectedEof`](crate::Error::UnexpectedEof). Errors are those of
     /// [`next_frame`](Self::next_frame); a rejected frame is split off and dropped.
     #[inline]
     pub fn split_frame(

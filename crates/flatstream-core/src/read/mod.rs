@@ -329,7 +329,7 @@ pub(crate) fn deliver_frames<D, F, C, P>(
 ) -> (usize, Result<Pass>)
 where
     D: Deframer,
-    F: FnMut(&[u8]) -> Result<C>,
+    F: FnMut(&[u8]) -> Result<C> + ?Sized,
     C: IntoControlFlow,
     P: FnMut(usize) -> bool,
 {
