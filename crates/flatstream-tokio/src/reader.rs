@@ -38,8 +38,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 ///
 /// # Errors
 ///
-/// As for `StreamReader`: the end of the source inside a frame is [`Error::UnexpectedEof`];
-/// `Interrupted` is retried; other I/O errors are [`Error::Io`] and keep every byte received,
+/// As for `StreamReader`: the end of the source inside a frame is [`Error::UnexpectedEof`](flatstream_core::Error::UnexpectedEof);
+/// `Interrupted` is retried; other I/O errors are [`Error::Io`](flatstream_core::Error::Io) and keep every byte received,
 /// the next call carries on; framing errors leave the reader at the bad frame; content errors
 /// from a validating deframer concern a frame read whole, and the reader moves past it.
 ///

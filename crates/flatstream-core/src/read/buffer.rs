@@ -525,7 +525,7 @@ mod tests {
     use crate::wire::framing::{ChecksumDeframer, DefaultDeframer};
 
     fn frame(payload: &[u8]) -> Vec<u8> {
-        let mut v = (payload.len() as u32).to_le_bytes().to_vec();
+        let mut v = u32::try_from(payload.len()).unwrap().to_le_bytes().to_vec();
         v.extend_from_slice(payload);
         v
     }
@@ -557,7 +557,7 @@ mod tests {
     #[test]
     fn frames_come_out_whole_whatever_the_chunking() {
         let mut bytes = Vec::new();
-        let payloads: Vec<Vec<u8>> = (0..40).map(|i| vec![i as u8; i * 7]).collect();
+        let payloads: Vec<Vec<u8>> = (0..40u8).map(|i| vec![i; usize::from(i) * 7]).collect();
         for p in &payloads {
             bytes.extend(frame(p));
         }
