@@ -38,6 +38,26 @@ use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, De
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
 ///
+/// # Which reader
+///
+/// | the bytes are | call | reads |
+/// |---|---|---|
+/// | any `std::io::Read` (file, socket, pipe) | [`reader`](Self::reader) | through a [`ReadBuffer`]; in place over `&[u8]` and `Cursor` |
+/// | a `BufRead` (a `BufReader` you already have) | [`buf_reader`](Self::buf_reader) | in place in its buffer |
+/// | a byte slice | [`frames`](Self::frames) | in place |
+/// | a `bytes::Bytes` (feature `bytes`) | [`bytes_frames`](Self::bytes_frames) | payloads as `Bytes` |
+/// | a file on disk | `MappedFile::open(path)` (feature `mmap`), then [`frames`](Self::frames) or [`parallel`](Self::parallel) | in place |
+/// | an `AsyncRead` | flatstream-tokio's `AsyncStreamReader::from_config` or `FrameCodec::from_config` | through a [`ReadBuffer`] |
+/// | a file still being written | [`follower`](Self::follower) | through a [`ReadBuffer`] |
+/// | frames at known offsets | [`frame_at`](Self::frame_at) | one frame per call |
+/// | one range of a checksummed stream, or all cores | [`split`](Self::split), [`parallel`](Self::parallel) (feature `rayon`) | in place |
+/// | a damaged stream | [`recover`](Self::recover), [`salvage`](Self::salvage) | in place |
+///
+/// After a framing error every reader behaves the same for its kind: a method
+/// (`read_message`, `next_frame`, `Follower::next`) returns the same error again; an iterator
+/// (`Frames`, `SplitFrames`, `BytesFrames`) yields it once and then ends. A frame rejected for
+/// its content (a validating deframer) is skipped by all of them.
+///
 /// flatstream-tokio's `AsyncStreamReader::from_config`, `FrameCodec::from_config` and its codec
 /// `Builder::from_config` take the same value.
 #[derive(Debug, Clone)]
@@ -216,6 +236,45 @@ impl<F, D: crate::Deframer + Clone, P: ReclaimPolicy + Clone> FrameConfig<F, D, 
     #[cfg(feature = "std")]
     pub fn follower<R: std::io::Read>(&self, source: R) -> crate::Follower<R, D> {
         crate::Follower::new(source, self.deframer.clone()).with_max_frame_len(self.max_frame_len)
+    }
+
+    /// A reader of the frames at given offsets (from a journal's receipts).
+    #[cfg(feature = "std")]
+    pub fn frame_at(&self) -> crate::FrameAt<D> {
+        crate::FrameAt::new(self.deframer.clone()).with_max_frame_len(self.max_frame_len)
+    }
+
+    /// The frames that start in `range` of a checksummed stream; see
+    /// [`SplitFrames::new`](crate::SplitFrames::new) for the errors.
+    pub fn split<'a>(
+        &self,
+        bytes: &'a [u8],
+        range: core::ops::Range<usize>,
+    ) -> crate::Result<crate::SplitFrames<'a, D>> {
+        Ok(
+            crate::SplitFrames::new(bytes, range, self.deframer.clone())?
+                .with_max_frame_len(self.max_frame_len),
+        )
+    }
+
+    /// A byte slice read on all cores, through splits.
+    #[cfg(feature = "rayon")]
+    pub fn parallel<'a>(&self, bytes: &'a [u8]) -> crate::ParallelFrames<'a, D>
+    where
+        D: Sync,
+    {
+        crate::ParallelFrames::new(bytes, self.deframer.clone())
+            .with_max_frame_len(self.max_frame_len)
+    }
+
+    /// Torn-tail recovery of a stream.
+    pub fn recover(&self) -> crate::Recover<D> {
+        crate::Recover::new(self.deframer.clone()).with_max_frame_len(self.max_frame_len)
+    }
+
+    /// Salvage past corruption: every frame that verifies, and the byte ranges skipped.
+    pub fn salvage<'a>(&self, bytes: &'a [u8]) -> crate::Salvage<'a, D> {
+        crate::Salvage::new(bytes, self.deframer.clone(), self.max_frame_len)
     }
 }
 
