@@ -5,7 +5,6 @@ use crate::read::buffer::{ReadBuffer, Storage};
 use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
 use crate::read::slice::Frames;
 use crate::wire::checksum::Checksum;
-use crate::wire::decode::Decoder;
 use crate::wire::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer};
 
@@ -192,11 +191,6 @@ impl<F, D, P> FrameConfig<F, D, P> {
 }
 
 impl<F, D: crate::Deframer + Clone, P: ReclaimPolicy + Clone> FrameConfig<F, D, P> {
-    /// A decoder: the deframer and the bound.
-    pub fn decoder(&self) -> Decoder<D> {
-        Decoder::new(self.deframer.clone()).with_max_frame_len(self.max_frame_len)
-    }
-
     /// A [`ReadBuffer`] in a `Vec<u8>`: for a driver of your own.
     pub fn read_buffer(&self) -> ReadBuffer<D, P> {
         self.read_buffer_in()
@@ -204,7 +198,10 @@ impl<F, D: crate::Deframer + Clone, P: ReclaimPolicy + Clone> FrameConfig<F, D, 
 
     /// A [`ReadBuffer`] in storage of type `S` (`bytes::BytesMut` with the `bytes` feature).
     pub fn read_buffer_in<S: Storage>(&self) -> ReadBuffer<D, P, S> {
-        ReadBuffer::with_storage(self.decoder(), self.capacity).with_reclaim(self.reclaim.clone())
+        let mut buffer =
+            ReadBuffer::with_storage(self.deframer.clone()).with_capacity(self.capacity);
+        buffer.set_max_frame_len(self.max_frame_len);
+        buffer.with_reclaim(self.reclaim.clone())
     }
 
     /// The frames of a byte slice, read in place.

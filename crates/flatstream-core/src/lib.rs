@@ -37,7 +37,8 @@
 //! | `mmap` | no | `MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) or read into memory, for [`Frames`] and `ParallelFrames` without `unsafe` in your code; implies `std` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
-//! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
+//! layout ([`frame`]), the sans-I/O [`decode`] module and [`ReadBuffer`], the [`Frames`]
+//! iterator over a byte slice,
 //! torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte slices,
 //! and the [`Error`] type. With `std`, recovery also scans readers and repairs journal files in
 //! place, and journals get sync policies ([`SyncPolicy`]), receipts ([`Receipt`]), positioned
@@ -45,9 +46,17 @@
 //!
 //! # How a frame is read
 //!
-//! One sans-I/O [`decode::Decoder`] decides what the bytes at the front of a buffer are: a
+//! [`FrameConfig`] is the one entry: it holds the format, the bound, the read capacity and the
+//! reclaim policy, builds every reader and writer, and its documentation has a table of which
+//! reader fits which source.
+//!
+//! One sans-I/O [`decode`] module decides what the bytes at the front of a buffer are: a
 //! verified frame, a frame rejected for its content, a frame not all there yet, or a framing
-//! error. Every reader drives it and only moves bytes: [`StreamReader`] (any `Read`, copying
+//! error. [`ReadBuffer`] owns the buffer of every reader that copies from a source (the
+//! decoding, the position, the growth rule, the reclaim policy), and turns those outcomes into
+//! "a frame", "need more bytes, here" or an error; `StreamReader` over a `Read`,
+//! [`Follower`] and flatstream-tokio's reader and codec are loops around it. Every reader
+//! only moves bytes: [`StreamReader`] (any `Read`, copying
 //! into its buffer, or in place over `&[u8]` and `Cursor`), [`BufReadStreamReader`] (in place in
 //! a `BufRead`'s buffer), [`Frames`] (a slice; `BytesFrames` with the `bytes` feature),
 //! [`Recover`], [`Salvage`] and [`SplitFrames`] (the frames that start in one byte range of a

@@ -2,7 +2,6 @@
 //! [`Builder`].
 
 use bytes::{Bytes, BytesMut};
-use flatstream_core::decode::Decoder;
 use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream_core::{
     Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
@@ -13,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
 /// A codec for tokio-util's [`FramedRead`], [`FramedWrite`] and [`Framed`]: frames are decoded
-/// by flatstream's [`Decoder`] and each verified payload comes out as a [`Bytes`] split from the
+/// by flatstream's [`ReadBuffer`] and each verified payload comes out as a [`Bytes`] split from the
 /// read buffer, with no copy; payloads are encoded from a `&[u8]`.
 ///
 /// ```text
@@ -97,7 +96,7 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 #[derive(Debug, Clone)]
 pub struct FrameCodec<F = DefaultFramer, D = DefaultDeframer, P = NoReclaim> {
     framer: F,
-    /// Decoder, read position, growth rule and reclaim policy; the bytes are `FramedRead`'s.
+    /// Decoding, read position, growth rule and reclaim policy; the bytes are `FramedRead`'s.
     reading: ReadBuffer<D, P, BytesMut>,
     /// The bound on payloads encoded, at most `u32::MAX`.
     max_write_len: usize,
@@ -183,14 +182,13 @@ impl<F: Clone, D: Deframer + Clone, P: ReclaimPolicy + Clone> FrameCodec<F, D, P
     /// A codec with the format, bound and reclaim policy of `config` (the capacity of the read
     /// buffer is `FramedRead`'s: see [`Builder::read_capacity`]).
     pub fn from_config(config: &FrameConfig<F, D, P>) -> Self {
-        let mut decoder = Decoder::new(config.get_deframer().clone());
-        decoder.set_max_frame_len(config.get_max_frame_len());
+        let mut reading = ReadBuffer::with_storage(config.get_deframer().clone()).with_capacity(0);
+        reading.set_max_frame_len(config.get_max_frame_len());
         FrameCodec {
             framer: config.get_framer().clone(),
             // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
             // doubling toward what a frame needs, as the bytes arrive.
-            reading: ReadBuffer::with_storage(decoder, 0)
-                .with_reclaim(config.get_reclaim().clone()),
+            reading: reading.with_reclaim(config.get_reclaim().clone()),
             max_write_len: config.get_max_frame_len().min(u32::MAX as usize),
             write_offset: 0,
         }
@@ -199,13 +197,13 @@ impl<F: Clone, D: Deframer + Clone, P: ReclaimPolicy + Clone> FrameCodec<F, D, P
 
 impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     fn from_parts(framer: F, deframer: D, max: usize, reclaim: P) -> Self {
-        let mut decoder = Decoder::new(deframer);
-        decoder.set_max_frame_len(max);
+        let mut reading = ReadBuffer::with_storage(deframer).with_capacity(0);
+        reading.set_max_frame_len(max);
         FrameCodec {
             framer,
             // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
             // doubling toward what a frame needs, as the bytes arrive.
-            reading: ReadBuffer::with_storage(decoder, 0).with_reclaim(reclaim),
+            reading: reading.with_reclaim(reclaim),
             max_write_len: max.min(u32::MAX as usize),
             write_offset: 0,
         }

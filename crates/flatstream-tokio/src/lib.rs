@@ -55,8 +55,8 @@
 //! | [`AsyncStreamReader`] | any `AsyncRead` | `&[u8]` borrowed from its buffer (`read_message`, `process_all`), or `Bytes` (`read_bytes`) | reading in place, the sync reader's vocabulary |
 //! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload` | writing without copying payloads |
 //!
-//! All of them decode with flatstream's one sans-I/O
-//! [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length prefix
+//! All of them read through flatstream's one sans-I/O
+//! [`ReadBuffer`](flatstream_core::ReadBuffer): the bound is checked from the length prefix
 //! alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received and
 //! never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
 //! with the offset of the frame concerned. A frame rejected for its content (by a validating

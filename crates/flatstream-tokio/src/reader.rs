@@ -88,8 +88,10 @@ impl<R: AsyncRead + Unpin, D: Deframer> AsyncStreamReader<R, D> {
     /// A reader with an initial buffer of `capacity` bytes (at least 16), allocated on the
     /// first read.
     pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
-        let decoder = flatstream_core::decode::Decoder::new(deframer);
-        Self::from_buffer(source, ReadBuffer::with_storage(decoder, capacity))
+        Self::from_buffer(
+            source,
+            ReadBuffer::with_storage(deframer).with_capacity(capacity),
+        )
     }
 }
 

@@ -171,14 +171,15 @@ impl<D: Deframer> ReadBuffer<D> {
     /// An empty buffer for frames read with `deframer`, its capacity 64 KiB, the bound the
     /// default (2 GiB), no reclaim policy. Allocates nothing.
     pub fn new(deframer: D) -> Self {
-        ReadBuffer::with_storage(Decoder::new(deframer), Self::DEFAULT_CAPACITY)
+        ReadBuffer::with_storage(deframer)
     }
 }
 
 impl<D: Deframer, S: Storage> ReadBuffer<D, NoReclaim, S> {
-    /// An empty buffer in storage of type `S`, decoding with `decoder` (its bound included),
-    /// growing freely to `capacity` bytes (at least 16).
-    pub fn with_storage(decoder: Decoder<D>, capacity: usize) -> Self {
+    /// An empty buffer in storage of type `S` (`Vec<u8>`, or `bytes::BytesMut` with the
+    /// `bytes` feature), otherwise as [`new`](ReadBuffer::new).
+    pub fn with_storage(deframer: D) -> Self {
+        let decoder = Decoder::new(deframer);
         let need = decoder.nothing_buffered();
         ReadBuffer {
             decoder,
@@ -186,7 +187,7 @@ impl<D: Deframer, S: Storage> ReadBuffer<D, NoReclaim, S> {
             pos: 0,
             end: 0,
             offset: 0,
-            capacity: capacity.max(16),
+            capacity: ReadBuffer::<D>::DEFAULT_CAPACITY,
             need,
             reclaim: NoReclaim,
             shrink: false,

@@ -3,7 +3,7 @@
 //! A framer encodes a frame's header for a payload; the writer puts header and payload on the
 //! wire without copying the payload. A deframer says how wide a frame's checksum is, how large a
 //! payload it accepts, and verifies a complete frame; parsing headers and checking bounds is
-//! done once, by the sans-I/O [`Decoder`](crate::wire::decode::Decoder) every reader drives, so every
+//! done once, by the sans-I/O [`decode`](crate::decode) module every reader drives, so every
 //! deframer gets the same bounds checks. Adapters (bounds, observers, validators) wrap a framer
 //! or deframer and delegate to it.
 //!

@@ -1,5 +1,5 @@
 //! The wire format: the frame layout, the framing traits and their framers, the checksum trait,
-//! and the sans-I/O [`decode::Decoder`] that reads frames off the front of a buffer.
+//! and the sans-I/O [`decode`] module that reads frames off the front of a buffer.
 
 pub(crate) mod checksum;
 pub mod decode;
