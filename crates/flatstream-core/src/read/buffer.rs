@@ -374,8 +374,15 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
         self.compact();
         let len = self.buf.as_ref().len();
         if self.end == len {
-            self.buf
-                .resize_zeroed(self.need.grown_len(len, self.capacity));
+            // The last `NeedBytes` always asks for more than is held; without one (a driver
+            // that reads ahead of `next_frame`), the buffer still grows, by doubling.
+            let grown = self.need.grown_len(len, self.capacity);
+            let grown = if grown > len {
+                grown
+            } else {
+                len.saturating_mul(2).max(16)
+            };
+            self.buf.resize_zeroed(grown);
         }
         &mut self.buf.as_mut()[self.end..]
     }
@@ -409,6 +416,35 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
     #[inline(always)]
     pub(crate) fn skip_in_place(&mut self, n: usize) {
         self.offset += n as u64;
+    }
+
+    /// Moves the position back over `n` bytes counted by [`skip_in_place`](Self::skip_in_place)
+    /// but not handed out after all.
+    #[cfg(feature = "std")]
+    pub(crate) fn rewind_in_place(&mut self, n: usize) {
+        self.offset -= n as u64;
+    }
+
+    /// Bytes the frame of the last [`Next::NeedBytes`] still misses: the most a driver that
+    /// must not read past the frame takes from its source.
+    #[cfg(feature = "std")]
+    pub(crate) fn missing(&self) -> usize {
+        self.need.missing()
+    }
+
+    /// Appends `bytes`, taken from memory rather than read into
+    /// [`read_space`](Self::read_space): the buffer grows to hold them and no more (the allocation itself
+    /// grows as a `Vec` does, at most doubling).
+    #[cfg(feature = "std")]
+    pub(crate) fn extend_from_slice(&mut self, bytes: &[u8]) {
+        self.release();
+        self.compact();
+        let end = self.end + bytes.len();
+        if self.buf.as_ref().len() < end {
+            self.buf.resize_zeroed(end);
+        }
+        self.buf.as_mut()[self.end..end].copy_from_slice(bytes);
+        self.end = end;
     }
 
     #[inline(always)]
