@@ -37,7 +37,8 @@
 //! | `mmap` | no | `MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) or read into memory, for [`Frames`] and `ParallelFrames` without `unsafe` in your code; implies `std` | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the traits, the wire
-//! layout ([`frame`]), the [`decode::Decoder`], the [`Frames`] iterator over a byte slice,
+//! layout ([`frame`]), the sans-I/O [`decode`] module and [`ReadBuffer`], the [`Frames`]
+//! iterator over a byte slice,
 //! torn-tail recovery ([`Recover`]) and salvage past corruption ([`Salvage`]) over byte slices,
 //! and the [`Error`] type. With `std`, recovery also scans readers and repairs journal files in
 //! place, and journals get sync policies ([`SyncPolicy`]), receipts ([`Receipt`]), positioned
@@ -45,9 +46,17 @@
 //!
 //! # How a frame is read
 //!
-//! One sans-I/O [`decode::Decoder`] decides what the bytes at the front of a buffer are: a
+//! [`FrameConfig`] is the one entry: it holds the format, the bound, the read capacity and the
+//! reclaim policy, builds every reader and writer, and its documentation has a table of which
+//! reader fits which source.
+//!
+//! One sans-I/O [`decode`] module decides what the bytes at the front of a buffer are: a
 //! verified frame, a frame rejected for its content, a frame not all there yet, or a framing
-//! error. Every reader drives it and only moves bytes: [`StreamReader`] (any `Read`, copying
+//! error. [`ReadBuffer`] owns the buffer of every reader that copies from a source (the
+//! decoding, the position, the growth rule, the reclaim policy), and turns those outcomes into
+//! "a frame", "need more bytes, here" or an error; `StreamReader` over a `Read`,
+//! [`Follower`] and flatstream-tokio's reader and codec are loops around it. Every reader
+//! only moves bytes: [`StreamReader`] (any `Read`, copying
 //! into its buffer, or in place over `&[u8]` and `Cursor`), [`BufReadStreamReader`] (in place in
 //! a `BufRead`'s buffer), [`Frames`] (a slice; `BytesFrames` with the `bytes` feature),
 //! [`Recover`], [`Salvage`] and [`SplitFrames`] (the frames that start in one byte range of a
@@ -78,84 +87,66 @@ extern crate alloc;
 #[cfg(all(feature = "std", not(test)))]
 extern crate std;
 
-#[cfg(feature = "std")]
-mod bufread;
-#[cfg(feature = "bytes")]
-mod bytes_frames;
-mod checksum;
-pub mod decode;
+mod config;
 mod error;
 #[cfg(feature = "std")]
-mod follow;
-pub mod frame;
-mod framer;
-mod frames;
-#[cfg(feature = "std")]
 mod in_memory;
-#[cfg(feature = "rayon")]
-mod parallel;
 #[cfg(feature = "std")]
-mod positioned;
+mod journal;
 mod read;
-#[cfg(feature = "std")]
-mod reader;
-mod recovery;
-mod salvage;
-mod serialize;
+mod repair;
 mod split;
-#[cfg(feature = "std")]
-mod sync;
 #[cfg(test)]
 mod testing;
-#[cfg(feature = "std")]
-mod watermark;
-#[cfg(feature = "std")]
-mod write_core;
-#[cfg(feature = "std")]
-mod writer;
+mod wire;
+mod write;
 
-#[cfg(feature = "std")]
-pub use bufread::BufReadStreamReader;
-#[cfg(feature = "bytes")]
-pub use bytes_frames::BytesFrames;
-pub use checksum::{Checksum, NoChecksum};
+pub use wire::{decode, frame};
+
+pub use config::FrameConfig;
 pub use error::{Error, ErrorKind, Result, ValidationFailure};
-#[cfg(feature = "std")]
-pub use follow::{Followed, Follower};
-pub use framer::{
-    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
-};
-pub use frames::Frames;
 #[cfg(feature = "mmap")]
 pub use in_memory::mapped::MappedFile;
-#[cfg(feature = "rayon")]
-pub use parallel::ParallelFrames;
 #[cfg(feature = "std")]
-pub use positioned::FrameAt;
+pub use journal::follow::{Followed, Follower};
+#[cfg(feature = "std")]
+pub use journal::positioned::FrameAt;
+#[cfg(feature = "std")]
+pub use journal::watermark::{WatermarkFile, read_watermark};
+pub use read::buffer::{Next, ReadBuffer, Storage};
+#[cfg(feature = "std")]
+pub use read::buffered::BufReadStreamReader;
+#[cfg(feature = "bytes")]
+pub use read::bytes::BytesFrames;
+pub use read::reclaim::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};
+pub use read::slice::Frames;
+#[cfg(feature = "std")]
+pub use read::stream::StreamReader;
 pub use read::{IntoControlFlow, MessageReader, Messages};
-#[doc(hidden)]
-pub use read::{Pass as __Pass, deliver_frames as __deliver_frames};
 #[cfg(feature = "std")]
-pub use reader::StreamReader;
+pub use repair::recover::RepairPolicy;
+pub use repair::recover::{Recover, Recovery, StreamEnd};
+pub use repair::salvage::{Salvage, Salvaged};
 #[cfg(feature = "std")]
-pub use recovery::RepairPolicy;
-pub use recovery::{Recover, Recovery, StreamEnd};
+pub use repair::salvage_report::SalvageReport;
+#[cfg(feature = "rayon")]
+pub use split::parallel::ParallelFrames;
+pub use split::ranges::{DEFAULT_CONFIRMATIONS, SplitFrames};
+pub use wire::checksum::{Checksum, NoChecksum};
+pub use wire::framing::{
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
+};
 #[cfg(feature = "std")]
-pub use salvage::SalvageReport;
-pub use salvage::{Salvage, Salvaged};
-pub use serialize::StreamSerialize;
-pub use split::{DEFAULT_CONFIRMATIONS, SplitFrames};
 #[cfg(feature = "std")]
-pub use sync::{
+pub use write::core::{Receipt, WriterCore};
+pub use write::serialize::StreamSerialize;
+#[cfg(feature = "std")]
+pub use write::sync::{
     NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames, SyncInterval, SyncPolicy,
     SyncSink,
 };
 #[cfg(feature = "std")]
-pub use watermark::{WatermarkFile, read_watermark};
-#[cfg(feature = "std")]
-pub use write_core::{Receipt, WriterCore};
-#[cfg(feature = "std")]
-pub use writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
+pub use write::writer::{PlainWrites, StreamWriter, VectoredWrites, WriteStrategy};
 
 /// The `flatbuffers` crate this version of flatstream is built against.
 pub use flatbuffers;

@@ -1,7 +1,7 @@
 //! Toy checksums for the unit tests (integration tests share theirs through
 //! `flatstream-test-support`).
 
-use crate::checksum::Checksum;
+use crate::wire::checksum::Checksum;
 
 /// The sum of the bytes in a 2-byte field, computed deliberately wider than 2 bytes, to check
 /// truncation on both sides.

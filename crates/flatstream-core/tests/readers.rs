@@ -3,8 +3,8 @@
 
 use flatstream_test_support::alloc::CountingAlloc;
 use flatstream_test_support::drivers::{
-    BufReadSlice, BufReaderSource, Copying, InPlaceCursor, InPlaceCursorVec, InPlaceCursorVecRef,
-    InPlaceSlice, SliceFrames,
+    BufReadSlice, BufReaderSource, ConfigFrames, ConfigReader, Copying, InPlaceCursor,
+    InPlaceCursorVec, InPlaceCursorVecRef, InPlaceSlice, ReadBufferLoop, SliceFrames,
 };
 
 // The hostile-length case measures what the readers allocate.
@@ -20,6 +20,9 @@ flatstream_test_support::reader_contract! {
     buf_reader: BufReaderSource,
     buf_read_slice: BufReadSlice,
     frames: SliceFrames,
+    config_reader: ConfigReader,
+    config_frames: ConfigFrames,
+    read_buffer: ReadBufferLoop,
 }
 
 /// `BytesFrames`, the slice iterator over a `Bytes`, read through `MessageReader`.
@@ -50,4 +53,51 @@ impl flatstream_test_support::contract::Driver for BytesFramesDriver {
 #[cfg(feature = "bytes")]
 flatstream_test_support::reader_contract! {
     bytes_frames: BytesFramesDriver,
+}
+
+/// After a framing error, every iterator over frames yields the error once and then ends, so
+/// that a `for` loop that logs and continues cannot spin; `read_message` on the same readers
+/// (the contract's `checksum_mismatch_stays_at_the_frame`) returns it again instead.
+#[test]
+fn iterators_yield_a_framing_error_once_then_end() {
+    use flatstream_core::{ChecksumDeframer, ChecksumFramer, FrameConfig, Frames, SplitFrames};
+    use flatstream_test_support::checksums::Fletcher32;
+
+    let mut writer =
+        flatstream_core::StreamWriter::new(Vec::new(), ChecksumFramer::new(Fletcher32));
+    for payload in [&b"one"[..], b"two", b"three"] {
+        writer.write_payload(payload).unwrap();
+    }
+    let mut bytes = writer.into_inner();
+    // The second frame starts at 11 (4-byte length, 4-byte checksum, "one"); its payload at 19.
+    bytes[19] ^= 0xFF;
+    let d = || ChecksumDeframer::new(Fletcher32);
+
+    let outcomes = |items: Vec<Result<Vec<u8>, flatstream_core::Error>>| {
+        items
+            .into_iter()
+            .map(|item| item.map_err(|e| e.offset()))
+            .collect::<Vec<_>>()
+    };
+    let expected = vec![Ok(b"one".to_vec()), Err(11)];
+
+    let frames = Frames::new(&bytes, d())
+        .map(|r| r.map(<[u8]>::to_vec))
+        .collect();
+    assert_eq!(outcomes(frames), expected, "Frames");
+    let config = FrameConfig::new().deframer(d());
+    let frames = config
+        .frames(&bytes)
+        .map(|r| r.map(<[u8]>::to_vec))
+        .collect();
+    assert_eq!(outcomes(frames), expected, "FrameConfig::frames");
+    let split = SplitFrames::new(&bytes, 0..bytes.len(), d()).unwrap();
+    let split = split.map(|r| r.map(<[u8]>::to_vec)).collect();
+    assert_eq!(outcomes(split), expected, "SplitFrames");
+    #[cfg(feature = "bytes")]
+    {
+        let frames = flatstream_core::BytesFrames::new(bytes::Bytes::from(bytes.clone()), d());
+        let frames = frames.map(|r| r.map(|b| b.to_vec())).collect();
+        assert_eq!(outcomes(frames), expected, "BytesFrames");
+    }
 }

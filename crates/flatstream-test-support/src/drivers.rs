@@ -11,11 +11,17 @@
 //! | [`BufReaderSource`] | `BufReadStreamReader` | `BufReader` of either | yes | from 1 |
 //! | [`BufReadSlice`] | `BufReadStreamReader` | `&[u8]` | no | |
 //! | [`SliceFrames`] | `Frames` | `&[u8]` | no | |
+//! | [`ConfigReader`] | `StreamReader` from a `FrameConfig` | as [`Copying`] | yes | from 16 |
+//! | [`ConfigFrames`] | `Frames` from a `FrameConfig` | `&[u8]` | no | |
+//! | [`ReadBufferLoop`] | `ReadBuffer` driven by hand | as [`Copying`] | yes | from 16 |
 
 use crate::Opaque;
 use crate::contract::{Driver, Input, Subject};
 use crate::faults::FaultySource;
-use flatstream_core::{BufReadStreamReader, Deframer, Frames, StreamReader};
+use flatstream_core::{
+    BufReadStreamReader, DefaultFramer, Deframer, FrameConfig, Frames, Next, ReadBuffer,
+    StreamReader,
+};
 use std::io::{BufReader, Cursor, Read};
 
 /// `$reader` with the bound the [`Input`] `$input` asks for, if any: for the drivers here and
@@ -124,4 +130,136 @@ driver! {
     /// `Frames`, the slice iterator, read through `MessageReader`.
     SliceFrames: "Frames", io: false, min_capacity: None,
     |input, d| Frames::new(&input.bytes, d)
+}
+
+/// A deframer shared by reference count, so that a [`FrameConfig`] (which clones its deframer
+/// into each reader it builds) can hold any deframer a case gives.
+#[derive(Debug)]
+pub struct Shared<D>(pub std::rc::Rc<D>);
+
+impl<D> Clone for Shared<D> {
+    fn clone(&self) -> Self {
+        Shared(self.0.clone())
+    }
+}
+
+impl<D: Deframer> Deframer for Shared<D> {
+    fn checksum_size(&self) -> usize {
+        self.0.checksum_size()
+    }
+    fn max_payload_len(&self) -> usize {
+        self.0.max_payload_len()
+    }
+    fn verify(&self, checksum: &[u8], payload: &[u8], offset: u64) -> flatstream_core::Result<()> {
+        self.0.verify(checksum, payload, offset)
+    }
+}
+
+/// The [`FrameConfig`] an [`Input`] asks for: its deframer, bound and capacity.
+pub fn config<D: Deframer>(input: &Input, deframer: D) -> FrameConfig<DefaultFramer, Shared<D>> {
+    let mut config = FrameConfig::new().deframer(Shared(std::rc::Rc::new(deframer)));
+    if let Some(max) = input.max_frame_len {
+        config.max_frame_len(max);
+    }
+    if let Some(capacity) = input.capacity {
+        config.capacity(capacity);
+    }
+    config
+}
+
+/// `StreamReader` built by [`FrameConfig::reader`], copying from [`Opaque`] bytes or a
+/// [`FaultySource`].
+pub struct ConfigReader;
+
+impl Driver for ConfigReader {
+    const NAME: &'static str = "FrameConfig::reader, copying";
+    const HAS_IO: bool = true;
+    const MIN_CAPACITY: Option<usize> = Some(16);
+
+    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
+        Box::new(config(input, deframer).reader(source(input)))
+    }
+}
+
+/// `Frames` built by [`FrameConfig::frames`].
+pub struct ConfigFrames;
+
+impl Driver for ConfigFrames {
+    const NAME: &'static str = "FrameConfig::frames";
+    const HAS_IO: bool = false;
+    const MIN_CAPACITY: Option<usize> = None;
+
+    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
+        Box::new(config(input, deframer).frames(&input.bytes))
+    }
+}
+
+/// [`ReadBuffer`] driven by hand as its documentation shows, over [`Opaque`] bytes or a
+/// [`FaultySource`]: the sans-I/O buffer itself under the contract.
+pub struct ReadBufferLoop;
+
+/// The reader [`ReadBufferLoop`] opens.
+struct BufferLoop<'a, D> {
+    source: Box<dyn Read + 'a>,
+    buffer: ReadBuffer<D>,
+}
+
+impl<D: Deframer> BufferLoop<'_, D> {
+    fn next(&mut self) -> flatstream_core::Result<Option<std::ops::Range<usize>>> {
+        loop {
+            if let Next::Frame(payload) = self.buffer.next_frame()? {
+                return Ok(Some(payload));
+            }
+            let space = self.buffer.read_space();
+            match self.source.read(space) {
+                Ok(0) => return self.buffer.finish().map(|()| None),
+                Ok(n) => self.buffer.commit(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.buffer.io_error(e)),
+            }
+        }
+    }
+}
+
+impl<D: Deframer> Subject for BufferLoop<'_, D> {
+    fn read_message(&mut self) -> flatstream_core::Result<Option<&[u8]>> {
+        Ok(self.next()?.map(|payload| self.buffer.payload(payload)))
+    }
+    fn process_all(&mut self, f: crate::contract::Callback<'_>) -> flatstream_core::Result<()> {
+        loop {
+            if self.buffer.process_buffered(f)?.is_break() {
+                return Ok(());
+            }
+            let space = self.buffer.read_space();
+            match self.source.read(space) {
+                Ok(0) => return self.buffer.finish(),
+                Ok(n) => self.buffer.commit(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.buffer.io_error(e)),
+            }
+        }
+    }
+    fn position(&self) -> u64 {
+        self.buffer.position()
+    }
+}
+
+impl Driver for ReadBufferLoop {
+    const NAME: &'static str = "ReadBuffer, driven by hand";
+    const HAS_IO: bool = true;
+    const MIN_CAPACITY: Option<usize> = Some(16);
+
+    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
+        let mut buffer = ReadBuffer::new(deframer);
+        if let Some(max) = input.max_frame_len {
+            buffer.set_max_frame_len(max);
+        }
+        if let Some(capacity) = input.capacity {
+            buffer = buffer.with_capacity(capacity);
+        }
+        Box::new(BufferLoop {
+            source: source(input),
+            buffer,
+        })
+    }
 }

@@ -1,19 +1,18 @@
 //! [`FrameCodec`], tokio-util's `Decoder` and `Encoder` for flatstream frames, and its
 //! [`Builder`].
 
-use bytes::{Buf, Bytes, BytesMut};
-use flatstream_adapters::{NoReclaim, ReclaimPolicy};
-use flatstream_core::decode::{Decoded, Decoder};
+use bytes::{Bytes, BytesMut};
 use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream_core::{
     Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
     Framer, Result,
 };
+use flatstream_core::{FrameConfig, NoReclaim, ReadBuffer, ReclaimPolicy};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
 /// A codec for tokio-util's [`FramedRead`], [`FramedWrite`] and [`Framed`]: frames are decoded
-/// by flatstream's [`Decoder`] and each verified payload comes out as a [`Bytes`] split from the
+/// by flatstream's [`ReadBuffer`] and each verified payload comes out as a [`Bytes`] split from the
 /// read buffer, with no copy; payloads are encoded from a `&[u8]`.
 ///
 /// ```text
@@ -97,14 +96,12 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 #[derive(Debug, Clone)]
 pub struct FrameCodec<F = DefaultFramer, D = DefaultDeframer, P = NoReclaim> {
     framer: F,
-    decoder: Decoder<D>,
+    /// Decoding, read position, growth rule and reclaim policy; the bytes are `FramedRead`'s.
+    reading: ReadBuffer<D, P, BytesMut>,
     /// The bound on payloads encoded, at most `u32::MAX`.
     max_write_len: usize,
-    /// Stream offset of the first byte of the read buffer.
-    read_offset: u64,
     /// Bytes encoded so far: the stream offset of the next frame written.
     write_offset: u64,
-    reclaim: P,
 }
 
 impl Default for FrameCodec {
@@ -181,24 +178,41 @@ impl<D: Deframer> FrameCodec<(), D> {
     }
 }
 
+impl<F: Clone, D: Deframer + Clone, P: ReclaimPolicy + Clone> FrameCodec<F, D, P> {
+    /// A codec with the format, bound and reclaim policy of `config` (the capacity of the read
+    /// buffer is `FramedRead`'s: see [`Builder::read_capacity`]).
+    pub fn from_config(config: &FrameConfig<F, D, P>) -> Self {
+        let mut reading = ReadBuffer::with_storage(config.get_deframer().clone()).with_capacity(0);
+        reading.set_max_frame_len(config.get_max_frame_len());
+        FrameCodec {
+            framer: config.get_framer().clone(),
+            // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
+            // doubling toward what a frame needs, as the bytes arrive.
+            reading: reading.with_reclaim(config.get_reclaim().clone()),
+            max_write_len: config.get_max_frame_len().min(u32::MAX as usize),
+            write_offset: 0,
+        }
+    }
+}
+
 impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     fn from_parts(framer: F, deframer: D, max: usize, reclaim: P) -> Self {
-        let mut decoder = Decoder::new(deframer);
-        decoder.set_max_frame_len(max);
+        let mut reading = ReadBuffer::with_storage(deframer).with_capacity(0);
+        reading.set_max_frame_len(max);
         FrameCodec {
             framer,
-            decoder,
+            // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
+            // doubling toward what a frame needs, as the bytes arrive.
+            reading: reading.with_reclaim(reclaim),
             max_write_len: max.min(u32::MAX as usize),
-            read_offset: 0,
             write_offset: 0,
-            reclaim,
         }
     }
 
     /// Sets the largest payload accepted, reading and writing (default
     /// [`DEFAULT_MAX_FRAME_LEN`], 2 GiB): as [`Builder::max_frame_len`].
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
+        self.reading.set_max_frame_len(max);
         self.max_write_len = max.min(u32::MAX as usize);
         self
     }
@@ -208,24 +222,22 @@ impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     pub fn with_reclaim<Q: ReclaimPolicy>(self, policy: Q) -> FrameCodec<F, D, Q> {
         FrameCodec {
             framer: self.framer,
-            decoder: self.decoder,
+            reading: self.reading.with_reclaim(policy),
             max_write_len: self.max_write_len,
-            read_offset: self.read_offset,
             write_offset: self.write_offset,
-            reclaim: policy,
         }
     }
 
     /// The largest payload accepted when reading: the smaller of the bound set and the
     /// deframer's.
     pub fn max_frame_len(&self) -> usize {
-        self.decoder.max_frame_len()
+        self.reading.decoder().max_frame_len()
     }
 
     /// Stream offset of the next frame to decode: the bytes of the frames decoded (or stepped
     /// over) so far.
     pub fn read_position(&self) -> u64 {
-        self.read_offset
+        self.reading.position()
     }
 
     /// Bytes encoded so far: the stream offset of the next frame to encode.
@@ -240,58 +252,7 @@ impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
 
     /// The deframer.
     pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
-    }
-
-    /// Decodes the frame at the front of `src`; at the end of the stream, bytes that are not a
-    /// whole frame are an error.
-    #[inline]
-    fn next(&mut self, src: &mut BytesMut, at_eof: bool) -> Result<Option<Bytes>> {
-        let offset = self.read_offset;
-        let (len, header) = match self.decoder.decode(src, offset)? {
-            Decoded::Frame(frame) => (frame.len(), frame.span().header_len),
-            Decoded::Rejected { len, error } => {
-                src.advance(len);
-                self.read_offset += len as u64;
-                return Err(error);
-            }
-            Decoded::Incomplete(need) => {
-                if at_eof {
-                    return need.at_end(offset).map(|()| None);
-                }
-                // A full buffer gets room for what is worth reading next: at most what the
-                // frame already has (or a header's worth), never what its header claims. (Left
-                // to `FramedRead`'s `reserve(1)`, a buffer still shared with a payload handed
-                // out would be copied into one of exactly one byte more.)
-                if src.capacity() == src.len() {
-                    src.reserve(need.useful());
-                }
-                return Ok(None);
-            }
-        };
-        self.read_offset += len as u64;
-        // The whole frame is split off, then its header stepped over inside the `Bytes`:
-        // one call into `bytes` and one reference count taken per frame. (`Bytes::advance`
-        // is inlined and touches no count, where `BytesMut::advance` before the split is a
-        // second out-of-line call, and `slice` a second count.)
-        let mut payload = src.split_to(len).freeze();
-        payload.advance(header);
-        if self.reclaim.after_message(payload.len()) {
-            self.reclaim_buffer(src);
-        }
-        Ok(Some(payload))
-    }
-
-    /// Moves the bytes not yet decoded to a buffer of the policy's baseline, if `src` is
-    /// larger.
-    #[cold]
-    fn reclaim_buffer(&self, src: &mut BytesMut) {
-        let baseline = self.reclaim.baseline().max(src.len());
-        if src.capacity() > baseline {
-            let mut fresh = BytesMut::with_capacity(baseline);
-            fresh.extend_from_slice(src);
-            *src = fresh;
-        }
+        self.reading.decoder().deframer()
     }
 }
 
@@ -319,13 +280,13 @@ impl<F, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Decoder for FrameCodec
 
     #[inline]
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>> {
-        self.next(src, false)
+        self.reading.split_frame(src, false)
     }
 
     /// As `decode`; bytes left that are not a whole frame are [`Error::UnexpectedEof`] with
     /// the frame's offset, the bytes it needs and the bytes present.
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Bytes>> {
-        self.next(src, true)
+        self.reading.split_frame(src, true)
     }
 }
 
@@ -377,10 +338,7 @@ const DEFAULT_READ_CAPACITY: usize = 8 * 1024;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Builder<F = DefaultFramer, D = DefaultDeframer, P = NoReclaim> {
-    framer: F,
-    deframer: D,
-    reclaim: P,
-    max_frame_len: usize,
+    config: FrameConfig<F, D, P>,
     read_capacity: usize,
 }
 
@@ -394,11 +352,16 @@ impl Builder {
     /// The plain format without checksum, the default bound (2 GiB), no reclamation and
     /// tokio-util's read buffer capacity (8 KiB): what [`FrameCodec::builder`] returns.
     pub fn new() -> Self {
+        Builder::from_config(FrameConfig::new())
+    }
+}
+
+impl<F, D, P> Builder<F, D, P> {
+    /// A builder with the format, bound and reclaim policy of `config` (its capacity does not
+    /// apply: see [`read_capacity`](Self::read_capacity)).
+    pub fn from_config(config: FrameConfig<F, D, P>) -> Self {
         Builder {
-            framer: DefaultFramer,
-            deframer: DefaultDeframer,
-            reclaim: NoReclaim,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
+            config,
             read_capacity: DEFAULT_READ_CAPACITY,
         }
     }
@@ -413,7 +376,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// before any of it is encoded. **Decoders of untrusted input should set a bound that fits
     /// their messages.** A deframer with a bound of its own keeps the smaller one.
     pub fn max_frame_len(&mut self, max: usize) -> &mut Self {
-        self.max_frame_len = max;
+        self.config.max_frame_len(max);
         self
     }
 
@@ -434,10 +397,7 @@ impl<F, D, P> Builder<F, D, P> {
         checksum: C,
     ) -> Builder<ChecksumFramer<C>, ChecksumDeframer<C>, P> {
         Builder {
-            framer: ChecksumFramer::new(checksum.clone()),
-            deframer: ChecksumDeframer::new(checksum),
-            reclaim: self.reclaim,
-            max_frame_len: self.max_frame_len,
+            config: self.config.checksum(checksum),
             read_capacity: self.read_capacity,
         }
     }
@@ -446,10 +406,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`DefaultFramer`].
     pub fn framer<G: Framer>(self, framer: G) -> Builder<G, D, P> {
         Builder {
-            framer,
-            deframer: self.deframer,
-            reclaim: self.reclaim,
-            max_frame_len: self.max_frame_len,
+            config: self.config.framer(framer),
             read_capacity: self.read_capacity,
         }
     }
@@ -458,26 +415,20 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`DefaultDeframer`].
     pub fn deframer<E: Deframer>(self, deframer: E) -> Builder<F, E, P> {
         Builder {
-            framer: self.framer,
-            deframer,
-            reclaim: self.reclaim,
-            max_frame_len: self.max_frame_len,
+            config: self.config.deframer(deframer),
             read_capacity: self.read_capacity,
         }
     }
 
     /// Gives the read buffer's memory back after large frames, as `policy` decides (see
-    /// [`ShrinkAfter`](flatstream_adapters::ShrinkAfter) and
-    /// [`ShrinkAbove`](flatstream_adapters::ShrinkAbove)): when it says so, the bytes not yet
+    /// [`ShrinkAfter`](flatstream_core::ShrinkAfter) and
+    /// [`ShrinkAbove`](flatstream_core::ShrinkAbove)): when it says so, the bytes not yet
     /// decoded move to a new buffer of the policy's baseline, and the large one is freed once
     /// the payloads handed out of it are dropped. Applies to **reading**. Default:
     /// [`NoReclaim`], the buffer keeps its largest size.
     pub fn reclaim<Q: ReclaimPolicy>(self, policy: Q) -> Builder<F, D, Q> {
         Builder {
-            framer: self.framer,
-            deframer: self.deframer,
-            reclaim: policy,
-            max_frame_len: self.max_frame_len,
+            config: self.config.reclaim(policy),
             read_capacity: self.read_capacity,
         }
     }
@@ -491,12 +442,7 @@ where
 {
     /// A codec with this configuration.
     pub fn new_codec(&self) -> FrameCodec<F, D, P> {
-        FrameCodec::from_parts(
-            self.framer.clone(),
-            self.deframer.clone(),
-            self.max_frame_len,
-            self.reclaim.clone(),
-        )
+        FrameCodec::from_config(&self.config)
     }
 
     /// A `FramedRead` of `io` with a codec of this configuration and a read buffer of
@@ -520,7 +466,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flatstream_adapters::ShrinkAbove;
+    use flatstream_core::ShrinkAbove;
     use flatstream_core::{ChecksumDeframer, ChecksumFramer};
     use flatstream_test_support::checksums::Fletcher32;
     use tokio_util::codec::{Decoder as _, Encoder as _};
@@ -610,10 +556,13 @@ mod tests {
             err.to_string(),
             "frame at offset 0 is too large: payload of 1001 bytes, bound is 1000"
         );
-        // Within the bound: room for what is worth reading next, not for the claim.
-        let mut src = BytesMut::from(&1000u32.to_le_bytes()[..]);
-        assert_eq!(codec.decode(&mut src).unwrap(), None);
-        assert!(src.capacity() <= 64, "{}", src.capacity());
+        // Within the bound: room by the readers' growth rule (the first allocation), not for
+        // the claim.
+        let mut large = FrameCodec::default().with_max_frame_len(1 << 30);
+        let mut src = BytesMut::from(&(1u32 << 30).to_le_bytes()[..]);
+        assert_eq!(large.decode(&mut src).unwrap(), None);
+        let first = flatstream_core::decode::FIRST_ALLOCATION;
+        assert!(src.capacity() <= first, "{}", src.capacity());
         // Writing is bounded too, before anything is encoded.
         let mut dst = BytesMut::new();
         let err = codec.encode(&[0u8; 1001][..], &mut dst).unwrap_err();

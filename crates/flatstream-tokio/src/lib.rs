@@ -58,8 +58,8 @@
 //! The writer drives the sync writer's sans-I/O [`WriterCore`](flatstream_core::WriterCore):
 //! the same byte count, bound, receipts and torn-frame tracking, and a durable watermark moved by
 //! `sync` on a `tokio::fs::File` (sync *policies* are the sync writer's alone: see
-//! [`AsyncStreamWriter`], "Durability"). The readers and the codec decode with flatstream's one
-//! sans-I/O [`Decoder`](flatstream_core::decode::Decoder): the bound is checked from the length
+//! [`AsyncStreamWriter`], "Durability"). The readers and the codec read through flatstream's one
+//! sans-I/O [`ReadBuffer`](flatstream_core::ReadBuffer): the bound is checked from the length
 //! prefix alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received
 //! and never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
 //! with the offset of the frame concerned. A frame rejected for its content (by a validating

@@ -1,11 +1,11 @@
 //! `AsyncStreamReader`: reads frames from any `AsyncRead`, handing out payloads borrowed from its
 //! buffer, or as `Bytes` split from it.
 
-use bytes::{Buf, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use core::ops::Range;
-use flatstream_adapters::{NoReclaim, ReclaimPolicy};
-use flatstream_core::decode::{Decoded, Decoder, Incomplete};
-use flatstream_core::{__Pass as Pass, __deliver_frames, Deframer, Error, IntoControlFlow, Result};
+use flatstream_core::{
+    Deframer, IntoControlFlow, Next, NoReclaim, ReadBuffer, ReclaimPolicy, Result,
+};
 use std::io;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
@@ -20,9 +20,9 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 ///   closure may stop early by returning `ControlFlow::Break(())`.
 ///
 /// It fills its buffer with reads as large as the free space and hands out every complete
-/// frame in it before reading again; it needs no `BufReader` in front of a `TcpStream`. Frames
-/// are decoded by flatstream's one [`Decoder`]: the same bound, errors and offsets as the sync
-/// readers.
+/// frame in it before reading again; it needs no `BufReader` in front of a `TcpStream`. It is a
+/// loop around flatstream's sans-I/O [`ReadBuffer`], the one under the sync readers: the same
+/// bound, errors, offsets and memory behaviour.
 ///
 /// # Memory
 ///
@@ -38,8 +38,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 ///
 /// # Errors
 ///
-/// As for `StreamReader`: the end of the source inside a frame is [`Error::UnexpectedEof`];
-/// `Interrupted` is retried; other I/O errors are [`Error::Io`] and keep every byte received,
+/// As for `StreamReader`: the end of the source inside a frame is [`Error::UnexpectedEof`](flatstream_core::Error::UnexpectedEof);
+/// `Interrupted` is retried; other I/O errors are [`Error::Io`](flatstream_core::Error::Io) and keep every byte received,
 /// the next call carries on; framing errors leave the reader at the bad frame; content errors
 /// from a validating deframer concern a frame read whole, and the reader moves past it.
 ///
@@ -73,19 +73,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 #[derive(Debug)]
 pub struct AsyncStreamReader<R, D, P = NoReclaim> {
     source: R,
-    decoder: Decoder<D>,
-    /// The bytes received: frames handed out (or stepped over) up to `pos`, the bytes not
-    /// consumed from `pos` on. The consumed ones (the payload lent out last among them) are
-    /// dropped from the front only before the next read from the source, not per frame.
-    buf: BytesMut,
-    /// Where the next frame starts in `buf`.
-    pos: usize,
-    /// Stream offset of `buf[pos]`: the next frame.
-    offset: u64,
-    capacity: usize,
-    reclaim: P,
-    /// Whether the policy asked to shrink, at the next call.
-    shrink: bool,
+    buffer: ReadBuffer<D, P, BytesMut>,
 }
 
 impl<R: AsyncRead + Unpin, D: Deframer> AsyncStreamReader<R, D> {
@@ -100,44 +88,47 @@ impl<R: AsyncRead + Unpin, D: Deframer> AsyncStreamReader<R, D> {
     /// A reader with an initial buffer of `capacity` bytes (at least 16), allocated on the
     /// first read.
     pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
-        AsyncStreamReader {
+        Self::from_buffer(
             source,
-            decoder: Decoder::new(deframer),
-            buf: BytesMut::new(),
-            pos: 0,
-            offset: 0,
-            capacity: capacity.max(16),
-            reclaim: NoReclaim,
-            shrink: false,
-        }
+            ReadBuffer::with_storage(deframer).with_capacity(capacity),
+        )
     }
 }
 
 impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D, P> {
+    /// A reader of `source` with the format, bound, capacity and reclaim policy of `config`.
+    pub fn from_config<F>(source: R, config: &flatstream_core::FrameConfig<F, D, P>) -> Self
+    where
+        D: Clone,
+        P: Clone,
+    {
+        Self::from_buffer(source, config.read_buffer_in())
+    }
+
+    /// A reader of `source` through `buffer`: its deframer, bound, capacity, reclaim policy
+    /// and position.
+    pub fn from_buffer(source: R, buffer: ReadBuffer<D, P, BytesMut>) -> Self {
+        AsyncStreamReader { source, buffer }
+    }
+
     /// Sets the largest payload accepted (default
     /// [`DEFAULT_MAX_FRAME_LEN`](flatstream_core::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A
-    /// frame declaring more is rejected with [`Error::FrameTooLarge`] before any of it is
-    /// buffered.
+    /// frame declaring more is rejected with [`Error::FrameTooLarge`](flatstream_core::Error::FrameTooLarge)
+    /// before any of it is buffered.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
+        self.buffer.set_max_frame_len(max);
         self
     }
 
     /// Gives buffer memory back after large frames, as `policy` decides
-    /// ([`ShrinkAfter`](flatstream_adapters::ShrinkAfter),
-    /// [`ShrinkAbove`](flatstream_adapters::ShrinkAbove)): the buffer shrinks to the policy's
+    /// ([`ShrinkAfter`](flatstream_core::ShrinkAfter),
+    /// [`ShrinkAbove`](flatstream_core::ShrinkAbove)): the buffer shrinks to the policy's
     /// baseline at the start of the next call, when no payload is borrowed any more. Payloads
     /// handed out as `Bytes` keep their own part of the old buffer alive until dropped.
     pub fn with_reclaim<Q: ReclaimPolicy>(self, policy: Q) -> AsyncStreamReader<R, D, Q> {
         AsyncStreamReader {
             source: self.source,
-            decoder: self.decoder,
-            buf: self.buf,
-            pos: self.pos,
-            offset: self.offset,
-            capacity: self.capacity,
-            reclaim: policy,
-            shrink: self.shrink,
+            buffer: self.buffer.with_reclaim(policy),
         }
     }
 
@@ -150,7 +141,10 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     /// branch completes first, then it is guaranteed that no data was lost: the next call
     /// resumes where this one stopped.
     pub async fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        Ok(self.next_frame().await?.map(|payload| &self.buf[payload]))
+        Ok(self
+            .next_frame()
+            .await?
+            .map(|payload| self.buffer.payload(payload)))
     }
 
     /// Reads the next frame and returns its payload as a [`Bytes`] split from the reader's
@@ -166,12 +160,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         let Some(payload) = self.next_frame().await? else {
             return Ok(None);
         };
-        // The payload ends the bytes consumed: they all leave the buffer, and what precedes
-        // the payload is stepped over inside the `Bytes` (no second reference count).
-        let mut bytes = self.buf.split_to(core::mem::take(&mut self.pos)).freeze();
-        bytes.advance(payload.start);
-        debug_assert_eq!(bytes.len(), payload.len());
-        Ok(Some(bytes))
+        Ok(Some(self.buffer.take_bytes(payload)))
     }
 
     /// Calls `f` with each payload until the end of the stream.
@@ -192,36 +181,10 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
         C: IntoControlFlow,
     {
         loop {
-            self.release();
-            // Every complete frame already buffered, in one synchronous pass that keeps the
-            // position in registers; it is stored once, on the way out. There is no await in
-            // the pass, so nothing can cancel it half-way.
-            let (reclaim, shrink) = (&mut self.reclaim, &mut self.shrink);
-            let (used, pass) = __deliver_frames(
-                &self.decoder,
-                &self.buf[self.pos..],
-                self.offset,
-                &mut f,
-                // Stop the pass when the policy asks to shrink; `shrink` remembers it even
-                // when the callback stops the pass at that frame.
-                |len| {
-                    let now = reclaim.after_message(len);
-                    *shrink |= now;
-                    now
-                },
-            );
-            self.pos += used;
-            self.offset += used as u64;
-            match pass? {
-                Pass::Exhausted(need) => {
-                    if !self.fill(need).await? {
-                        return need.at_end(self.offset);
-                    }
-                }
-                Pass::Stopped => return Ok(()),
-                // The policy asked to shrink: `release`, at the top, does it now that no
-                // payload is borrowed.
-                Pass::Paused => {}
+            // Every complete frame already buffered, in one synchronous pass: there is no await
+            // in it, so nothing can cancel it half-way.
+            if self.buffer.process_buffered(&mut f)?.is_break() || !self.fill().await? {
+                return Ok(());
             }
         }
     }
@@ -229,149 +192,94 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     /// Stream offset of the next frame: the bytes of the frames handed out (or stepped over)
     /// so far.
     pub fn position(&self) -> u64 {
-        self.offset
+        self.buffer.position()
     }
 
     /// The bytes received from the source but not yet consumed, starting with the next frame.
     pub fn buffer(&self) -> &[u8] {
-        &self.buf[self.pos..]
+        self.buffer.buffered()
     }
 
     /// Bytes currently allocated for the buffer.
     pub fn capacity(&self) -> usize {
-        self.buf.capacity()
+        self.buffer.capacity()
     }
 
     /// Shrinks the buffer to `capacity` bytes (or to the bytes it still holds, if more), and
     /// makes `capacity` the size of the next allocation.
     pub fn shrink_to(&mut self, capacity: usize) {
-        self.capacity = capacity.max(16);
-        self.shrink_buffer(self.capacity);
+        self.buffer.shrink_to(capacity);
     }
 
-    flatstream_core::__source_accessors!(R, D);
+    /// The deframer.
+    pub fn deframer(&self) -> &D {
+        self.buffer.decoder().deframer()
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &R {
+        &self.source
+    }
+
+    /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.source
+    }
+
+    /// Returns the source; bytes read ahead into the buffer are dropped (see
+    /// [`into_parts`](Self::into_parts) to keep them).
+    pub fn into_inner(self) -> R {
+        self.source
+    }
 
     /// Returns the source and the bytes read ahead but not consumed.
-    pub fn into_parts(mut self) -> (R, BytesMut) {
-        self.compact();
-        (self.source, self.buf)
+    pub fn into_parts(self) -> (R, BytesMut) {
+        (self.source, self.buffer.into_buffered())
     }
 
     /// The next complete, verified frame, read into the buffer as needed; returns the
-    /// payload's range in `buf`, the frame ending at `pos`.
+    /// payload's range in the buffer.
     ///
     /// Cancel safe: every change to the reader's state is made between two awaits, and the
     /// only await is a cancel-safe read into the buffer's free space.
     #[inline]
     async fn next_frame(&mut self) -> Result<Option<Range<usize>>> {
-        self.release();
         loop {
-            match self.buffered_frame()? {
-                Buffered::Frame(payload) => return Ok(Some(payload)),
-                Buffered::Incomplete(need) => {
-                    if !self.fill(need).await? {
-                        need.at_end(self.offset)?;
-                        return Ok(None);
-                    }
-                }
+            if let Next::Frame(payload) = self.buffer.next_frame()? {
+                return Ok(Some(payload));
+            }
+            if !self.fill().await? {
+                return Ok(None);
             }
         }
     }
 
-    /// Takes the frame at `pos` if all of it is buffered (a rejected one is stepped over and
-    /// reported), or says what it still needs: the part of [`next_frame`](Self::next_frame)
-    /// without an await.
-    #[inline(always)]
-    fn buffered_frame(&mut self) -> Result<Buffered> {
-        let start = self.pos;
-        match self.decoder.decode(&self.buf[start..], self.offset)? {
-            Decoded::Frame(frame) => {
-                let (len, payload) = (frame.len(), frame.span().payload_range());
-                self.pos = start + len;
-                self.offset += len as u64;
-                if self.reclaim.after_message(payload.len()) {
-                    self.shrink = true;
-                }
-                Ok(Buffered::Frame(start + payload.start..start + payload.end))
-            }
-            Decoded::Rejected { len, error } => {
-                self.pos = start + len;
-                self.offset += len as u64;
-                Err(error)
-            }
-            Decoded::Incomplete(need) => Ok(Buffered::Incomplete(need)),
-        }
-    }
-
-    /// Shrinks the buffer if the policy asked to, now that no payload is borrowed.
-    #[inline]
-    fn release(&mut self) {
-        if self.shrink {
-            self.shrink = false;
-            self.shrink_buffer(self.reclaim.baseline());
-        }
-    }
-
-    /// Drops the consumed bytes from the front of the buffer: one call into `bytes` per read
-    /// from the source rather than one per frame.
-    #[inline]
-    fn compact(&mut self) {
-        if self.pos > 0 {
-            self.buf.advance(core::mem::take(&mut self.pos));
-        }
-    }
-
-    /// Moves the unconsumed bytes to a buffer of `capacity` bytes (or of their length, if more)
-    /// if the current one is larger.
-    #[cold]
-    fn shrink_buffer(&mut self, capacity: usize) {
-        self.compact();
-        let keep = capacity.max(self.buf.len());
-        if self.buf.capacity() > keep {
-            let mut fresh = BytesMut::with_capacity(keep);
-            fresh.extend_from_slice(&self.buf);
-            self.buf = fresh;
-        }
-    }
-
-    /// Reads once into the free end of the buffer, making room first for the frame `need`
-    /// describes. Returns `false` at end-of-file.
-    async fn fill(&mut self, need: Incomplete) -> Result<bool> {
-        self.compact();
-        let len = self.buf.len();
-        if self.buf.capacity() == len {
-            // Full, or not allocated yet: grow by the readers' one rule.
-            self.buf.reserve(need.grown_len(len, self.capacity) - len);
-        }
-        loop {
-            // `read_buf` is cancel safe: dropped before it completes, it has read nothing.
-            match self.source.read_buf(&mut self.buf).await {
-                Ok(0) => return Ok(false),
-                Ok(_) => return Ok(true),
+    /// Reads once into the buffer's free space: `true` when bytes arrived, `false` when the
+    /// source is at its end between two frames; the end inside a frame, and I/O errors, are
+    /// errors. Cancel safe: `read` into a slice, dropped before it completes, has read nothing.
+    async fn fill(&mut self) -> Result<bool> {
+        let space = self.buffer.read_space();
+        let read = loop {
+            match self.source.read(space).await {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(source) => {
-                    return Err(Error::Io {
-                        source,
-                        offset: self.offset,
-                    });
-                }
+                other => break other.map(|n| n.min(space.len())),
             }
+        };
+        match read {
+            Ok(0) => self.buffer.finish().map(|()| false),
+            Ok(n) => {
+                self.buffer.commit(n);
+                Ok(true)
+            }
+            Err(e) => Err(self.buffer.io_error(e)),
         }
     }
-}
-
-/// What [`AsyncStreamReader::buffered_frame`] found at `pos`.
-enum Buffered {
-    /// A frame, taken: the payload's range in the buffer.
-    Frame(Range<usize>),
-    /// Not all of the frame is buffered.
-    Incomplete(Incomplete),
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flatstream_adapters::ShrinkAbove;
+    use flatstream_core::ShrinkAbove;
     use flatstream_core::{DefaultDeframer, DefaultFramer};
 
     fn block_on<F: Future>(f: F) -> F::Output {

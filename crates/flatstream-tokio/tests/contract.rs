@@ -193,7 +193,25 @@ impl Driver for CodecDriver {
     }
 }
 
+/// `AsyncStreamReader` built by `from_config` from the input's `FrameConfig`.
+struct AsyncConfigReader;
+
+impl Driver for AsyncConfigReader {
+    const NAME: &'static str = "AsyncStreamReader::from_config";
+    const HAS_IO: bool = true;
+    const MIN_CAPACITY: Option<usize> = Some(16);
+
+    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
+        let config = flatstream_test_support::drivers::config(input, deframer);
+        Box::new(Reader {
+            rt: runtime(),
+            reader: AsyncStreamReader::from_config(AsyncSource::new(input), &config),
+        })
+    }
+}
+
 flatstream_test_support::reader_contract! {
     async_reader: AsyncReader,
+    async_config_reader: AsyncConfigReader,
     codec: CodecDriver,
 }

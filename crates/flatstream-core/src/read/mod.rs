@@ -1,9 +1,19 @@
 //! The reader surface: [`MessageReader`], what the sequential readers of this crate are, and
 //! the one lending iterator [`Messages`] over any of them.
 
-use crate::decode::{Decoded, Decoder, Incomplete};
+pub(crate) mod buffer;
+#[cfg(feature = "std")]
+pub(crate) mod buffered;
+#[cfg(feature = "bytes")]
+pub(crate) mod bytes;
+pub(crate) mod reclaim;
+pub(crate) mod slice;
+#[cfg(feature = "std")]
+pub(crate) mod stream;
+
 use crate::error::Result;
-use crate::framer::Deframer;
+use crate::wire::decode::{Decoded, Decoder, Incomplete};
+use crate::wire::framing::Deframer;
 use core::ops::ControlFlow;
 
 /// A reader that hands out payloads one at a time, borrowed from wherever it holds them.
@@ -137,12 +147,12 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
 }
 
 /// `with_max_frame_len` and `deframer` for a reader of bytes in memory that holds its
-/// [`Decoder`](crate::decode::Decoder) in a field `decoder`; invoked inside its `impl` block
+/// [`Decoder`](crate::wire::decode::Decoder) in a field `decoder`; invoked inside its `impl` block
 /// with the name of its deframer parameter.
 macro_rules! decoder_accessors {
     ($d:ident) => {
         /// Sets the largest payload accepted (default
-        /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+        /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
         pub fn with_max_frame_len(mut self, max: usize) -> Self {
             self.decoder.set_max_frame_len(max);
             self
@@ -161,9 +171,9 @@ pub(crate) use decoder_accessors;
 /// (undo the fusing after a framing error).
 macro_rules! message_reader_from_iterator {
     ($reader:ident) => {
-        impl<D: $crate::framer::Deframer> core::iter::FusedIterator for $reader<'_, D> {}
+        impl<D: $crate::wire::framing::Deframer> core::iter::FusedIterator for $reader<'_, D> {}
 
-        impl<D: $crate::framer::Deframer> $crate::read::MessageReader for $reader<'_, D> {
+        impl<D: $crate::wire::framing::Deframer> $crate::read::MessageReader for $reader<'_, D> {
             /// As [`Iterator::next`], except after a framing error: where the iterator is
             /// fused, this stays at the frame that failed and returns its error again, as the
             /// other readers do.
@@ -184,12 +194,12 @@ pub(crate) use message_reader_from_iterator;
 
 /// Implements [`MessageReader`] for a reader of this crate whose inherent methods of the same
 /// names hold the code (they stay inherent, so that calling them needs no import), and adds
-/// the inherent `messages` and `position`, the same for every such reader (it keeps the offset
-/// of the next frame in `offset`).
+/// the inherent `messages` and `position`, the same for every such reader (the last argument gives
+/// the offset of the next frame).
 #[cfg(feature = "std")]
 macro_rules! message_reader_from_inherent {
-    ($reader:ident<$r:ident: $bound:path, $d:ident>) => {
-        impl<$r: $bound, $d: $crate::framer::Deframer> $reader<$r, $d> {
+    ($reader:ident<$r:ident: $bound:path, $d:ident $(, $p:ident: $pb:path)?>, |$this:ident| $offset:expr) => {
+        impl<$r: $bound, $d: $crate::wire::framing::Deframer $(, $p: $pb)?> $reader<$r, $d $(, $p)?> {
             /// A lending iterator over the payloads:
             /// `while let Some(payload) = messages.next()? {}`. Leave the loop with `break` to
             /// stop early.
@@ -200,12 +210,13 @@ macro_rules! message_reader_from_inherent {
             /// Stream offset of the next frame: the bytes of the frames handed out (or stepped
             /// over) so far.
             pub fn position(&self) -> u64 {
-                self.offset
+                let $this = self;
+                $offset
             }
         }
 
-        impl<$r: $bound, $d: $crate::framer::Deframer> $crate::read::MessageReader
-            for $reader<$r, $d>
+        impl<$r: $bound, $d: $crate::wire::framing::Deframer $(, $p: $pb)?> $crate::read::MessageReader
+            for $reader<$r, $d $(, $p)?>
         {
             #[inline]
             fn read_message(&mut self) -> $crate::error::Result<Option<&[u8]>> {
@@ -237,39 +248,6 @@ macro_rules! message_reader_from_inherent {
 }
 #[cfg(feature = "std")]
 pub(crate) use message_reader_from_inherent;
-
-/// The accessors of a reader that owns its source in a field `source` and its [`Decoder`] in
-/// a field `decoder`: `deframer`, `get_ref`, `get_mut` and `into_inner`, written once for
-/// [`StreamReader`](crate::StreamReader) and the async reader of `flatstream-tokio`. Invoked
-/// inside the reader's `impl` block, with the names of its source and deframer parameters.
-///
-/// [`Decoder`]: crate::decode::Decoder
-#[doc(hidden)]
-#[macro_export]
-macro_rules! __source_accessors {
-    ($r:ident, $d:ident) => {
-        /// The deframer.
-        pub fn deframer(&self) -> &$d {
-            self.decoder.deframer()
-        }
-
-        /// The source.
-        pub fn get_ref(&self) -> &$r {
-            &self.source
-        }
-
-        /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
-        pub fn get_mut(&mut self) -> &mut $r {
-            &mut self.source
-        }
-
-        /// Returns the source; bytes read ahead into the buffer are dropped (see
-        /// [`into_parts`](Self::into_parts) to keep them).
-        pub fn into_inner(self) -> $r {
-            self.source
-        }
-    };
-}
 
 /// A lending iterator over a reader's payloads, returned by the readers' `messages()`.
 ///
@@ -321,9 +299,8 @@ impl IntoControlFlow for ControlFlow<()> {
 }
 
 /// How [`deliver_frames`] ended.
-#[doc(hidden)]
 #[derive(Debug)]
-pub enum Pass {
+pub(crate) enum Pass {
     /// No complete frame is left at the front of the bytes: the decoder's word on what is.
     Exhausted(Incomplete),
     /// The callback asked to stop.
@@ -342,9 +319,8 @@ pub enum Pass {
 /// reader's `process_all`, the sync ones and the async one (whose passes have no await in
 /// them): the position lives in a local, and the caller stores it once. A reader with nothing
 /// to pause for passes `|_| false`, which compiles to nothing.
-#[doc(hidden)]
 #[inline(always)]
-pub fn deliver_frames<D, F, C, P>(
+pub(crate) fn deliver_frames<D, F, C, P>(
     decoder: &Decoder<D>,
     mut bytes: &[u8],
     offset: u64,
@@ -353,7 +329,7 @@ pub fn deliver_frames<D, F, C, P>(
 ) -> (usize, Result<Pass>)
 where
     D: Deframer,
-    F: FnMut(&[u8]) -> Result<C>,
+    F: FnMut(&[u8]) -> Result<C> + ?Sized,
     C: IntoControlFlow,
     P: FnMut(usize) -> bool,
 {

@@ -3,16 +3,16 @@
 //! A framer encodes a frame's header for a payload; the writer puts header and payload on the
 //! wire without copying the payload. A deframer says how wide a frame's checksum is, how large a
 //! payload it accepts, and verifies a complete frame; parsing headers and checking bounds is
-//! done once, by the sans-I/O [`Decoder`](crate::decode::Decoder) every reader drives, so every
+//! done once, by the sans-I/O [`decode`](crate::decode) module every reader drives, so every
 //! deframer gets the same bounds checks. Adapters (bounds, observers, validators) wrap a framer
 //! or deframer and delegate to it.
 //!
 //! With `std`, [`Framer::frame_and_write`] and [`Deframer::read_and_deframe`] write or read one
 //! frame on their own, as FlatStream 0.2.x's traits did.
 
-use crate::checksum::{Checksum, NoChecksum};
 use crate::error::{Error, Result};
-use crate::frame::{FrameHeader, read_checksum, truncate_checksum};
+use crate::wire::checksum::{Checksum, NoChecksum};
+use crate::wire::frame::{FrameHeader, read_checksum, truncate_checksum};
 
 /// Encodes frames: given a payload, produces the header that goes before it.
 pub trait Framer {
@@ -92,7 +92,7 @@ pub trait Deframer {
     /// place where it can.
     ///
     /// The declared length is checked against [`max_payload_len`](Self::max_payload_len) and
-    /// the default bound ([`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN))
+    /// the default bound ([`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN))
     /// before anything is read for the payload, and `buffer` grows with the bytes received,
     /// not with what the header claims. Errors carry offset 0, the frame's own start: the
     /// position in `reader` is not known here. A frame cut short is
@@ -130,7 +130,7 @@ fn read_one_frame<D: Deframer, R: std::io::Read + ?Sized>(
     reader: &mut R,
     buffer: &mut alloc::vec::Vec<u8>,
 ) -> Result<Option<usize>> {
-    use crate::frame::{
+    use crate::wire::frame::{
         DEFAULT_MAX_FRAME_LEN, LEN_PREFIX_SIZE, MAX_CHECKSUM_SIZE, MAX_HEADER_SIZE, header_len,
     };
     use std::io::{ErrorKind, Read};

@@ -1,11 +1,12 @@
 //! `BufReadStreamReader`: reads frames in place from the buffer of a `BufRead` source.
 
-use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
-use crate::frame::FrameSpan;
-use crate::framer::Deframer;
+use crate::read::buffer::{Next, ReadBuffer};
 use crate::read::{IntoControlFlow, Pass, deliver_frames, flow};
-use core::ops::ControlFlow;
+use crate::wire::decode::Decoded;
+use crate::wire::frame::FrameSpan;
+use crate::wire::framing::Deframer;
+use core::ops::{ControlFlow, Range};
 use std::io::{self, BufRead};
 use std::vec::Vec;
 
@@ -19,8 +20,9 @@ use std::vec::Vec;
 /// is no copy at all; over a `BufReader<File>` it is the copy the `BufReader` makes.
 ///
 /// Its methods are those of `StreamReader`, with the same errors and the same bound
-/// ([`with_max_frame_len`](Self::with_max_frame_len)); it implements [`MessageReader`](crate::MessageReader), and
-/// frames are decoded by the crate's one [`Decoder`].
+/// ([`with_max_frame_len`](Self::with_max_frame_len)); it implements [`MessageReader`](crate::MessageReader).
+/// A frame that straddles refills is assembled in a [`ReadBuffer`], the buffer of the copying
+/// readers; the decoding and the position are that buffer's too.
 ///
 /// Its name says what it reads from: a `BufRead`. It adds no buffering (std's `BufReader`
 /// does); it reads in the buffer its source already has.
@@ -36,9 +38,9 @@ use std::vec::Vec;
 /// # Memory
 ///
 /// The reader allocates only to assemble a frame that straddles refills, and then only as its
-/// bytes arrive: a header that claims a 2 GiB payload followed by 10 bytes costs the reader
-/// the 14 bytes received, on top of the source's own buffer (8 KiB for a default
-/// `BufReader`).
+/// bytes arrive, at most doubling: a header that claims a 2 GiB payload followed by 10 bytes
+/// costs the reader at most twice the 14 bytes received, on top of the source's own buffer
+/// (8 KiB for a default `BufReader`).
 /// That buffer keeps its capacity for the next such frame; [`shrink_to`](Self::shrink_to)
 /// releases it. To choose how much is read at a time, choose the `BufReader`'s capacity.
 ///
@@ -63,13 +65,11 @@ use std::vec::Vec;
 #[derive(Debug)]
 pub struct BufReadStreamReader<R, D> {
     source: R,
-    decoder: Decoder<D>,
-    /// The bytes of a frame that straddles refills of the source's buffer, and only those.
-    spill: Vec<u8>,
+    /// The decoder and the position; its bytes are those of a frame that straddles refills of
+    /// the source's buffer, and only those.
+    spill: ReadBuffer<D>,
     /// What is borrowed, or being assembled, between two calls.
     state: State,
-    /// Stream offset of the next frame.
-    offset: u64,
 }
 
 /// What the reader holds between two calls. A payload handed out borrows either the source's
@@ -81,7 +81,7 @@ enum State {
     /// The last payload handed out lies in the first `n` bytes of the source's buffer, which
     /// the source is told to consume at the next call.
     LentFromSource(usize),
-    /// `spill` holds a whole frame whose payload was handed out: cleared at the next call.
+    /// `spill` held a whole frame whose payload was handed out (and consumed).
     LentFromSpill,
     /// `spill` holds the first bytes of a frame that straddles refills of the source's buffer.
     Assembling,
@@ -90,7 +90,8 @@ enum State {
 /// Where [`BufReadStreamReader::next_frame`] found the next frame, verified and accounted for.
 enum Found {
     Source(FrameSpan),
-    Spill(FrameSpan),
+    /// The payload's range in the spill buffer.
+    Spill(Range<usize>),
 }
 
 impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
@@ -99,18 +100,17 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     pub fn new(source: R, deframer: D) -> Self {
         BufReadStreamReader {
             source,
-            decoder: Decoder::new(deframer),
-            spill: Vec::new(),
+            // Grown from 16 bytes by doubling, as the frame's bytes arrive.
+            spill: ReadBuffer::new(deframer).with_capacity(16),
             state: State::Idle,
-            offset: 0,
         }
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is copied.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
+        self.spill.set_max_frame_len(max);
         self
     }
 
@@ -122,7 +122,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
         let (bytes, span) = match self.next_frame()? {
             None => return Ok(None),
-            Some(Found::Spill(span)) => (&self.spill[..], span),
+            Some(Found::Spill(payload)) => return Ok(Some(self.spill.payload(payload))),
             // `next_frame` has just seen the frame in this buffer and consumed nothing since,
             // so the source returns it again without reading. (Returning the slice from
             // `next_frame` itself is what the borrow checker cannot yet accept on the paths
@@ -132,8 +132,8 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
                 // Only the fields beside `source` may be touched here, for the same reason.
                 _ => {
                     self.state = State::Idle;
-                    self.offset -= span.frame_len() as u64;
-                    return Err(unsteady(self.offset));
+                    self.spill.rewind_in_place(span.frame_len());
+                    return Err(unsteady(self.spill.position()));
                 }
             },
         };
@@ -162,7 +162,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
                     Batch::Nothing => {}
                 }
             }
-            let frame_offset = self.offset;
+            let frame_offset = self.spill.position();
             let Some(payload) = self.read_message()? else {
                 return Ok(());
             };
@@ -176,7 +176,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     /// straddles refills of the source's buffer. The source holds the rest.
     pub fn buffer(&self) -> &[u8] {
         match self.state {
-            State::Assembling => &self.spill,
+            State::Assembling => self.spill.buffered(),
             _ => &[],
         }
     }
@@ -195,7 +195,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
 
     /// The deframer.
     pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
+        self.spill.decoder().deframer()
     }
 
     /// The source. Its buffer may still start with the last payload handed out (see the
@@ -222,7 +222,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     /// next frame it had already given up.
     pub fn into_parts(mut self) -> (R, Vec<u8>) {
         self.settle();
-        (self.source, self.spill)
+        (self.source, self.spill.into_buffered())
     }
 
     /// Gives back what the last payload handed out borrowed.
@@ -230,7 +230,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     fn settle(&mut self) {
         match self.state {
             State::LentFromSource(n) => self.source.consume(n),
-            State::LentFromSpill => self.spill.clear(),
+            State::LentFromSpill => {}
             State::Idle | State::Assembling => return,
         }
         self.state = State::Idle;
@@ -249,11 +249,12 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
             Ok(bytes) => bytes,
             // The general path retries.
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return Ok(Batch::Nothing),
-            Err(e) => return Err(Error::io(e, self.offset)),
+            Err(e) => return Err(self.spill.io_error(e)),
         };
-        let (used, pass) = deliver_frames(&self.decoder, rest, self.offset, f, |_| false);
+        let offset = self.spill.position();
+        let (used, pass) = deliver_frames(self.spill.decoder(), rest, offset, f, |_| false);
         self.source.consume(used);
-        self.offset += used as u64;
+        self.spill.skip_in_place(used);
         match pass? {
             Pass::Stopped | Pass::Paused => Ok(Batch::Break),
             Pass::Exhausted(_) if used > 0 => Ok(Batch::Continue),
@@ -276,9 +277,13 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
             Ok(bytes) => bytes,
             // The slow path retries.
             Err(e) if e.kind() == io::ErrorKind::Interrupted => return self.next_frame_slow(),
-            Err(e) => return Err(Error::io(e, self.offset)),
+            Err(e) => return Err(self.spill.io_error(e)),
         };
-        match self.decoder.decode(available, self.offset)? {
+        match self
+            .spill
+            .decoder()
+            .decode(available, self.spill.position())?
+        {
             Decoded::Frame(frame) => {
                 let span = frame.span();
                 Ok(Some(self.lent_from_source(span)))
@@ -295,11 +300,12 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     fn next_frame_slow(&mut self) -> Result<Option<Found>> {
         loop {
             if self.state != State::Assembling {
-                if !has_bytes(&mut self.source, self.offset)? {
+                let offset = self.spill.position();
+                if !has_bytes(&mut self.source, offset)? {
                     return Ok(None);
                 }
-                let available = buffered(&mut self.source, self.offset)?;
-                match self.decoder.decode(available, self.offset)? {
+                let available = buffered(&mut self.source, offset)?;
+                match self.spill.decoder().decode(available, offset)? {
                     // The fast path was interrupted before it saw this frame.
                     Decoded::Frame(frame) => {
                         let span = frame.span();
@@ -317,26 +323,26 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
                     }
                 }
             } else {
-                match self.decoder.decode(&self.spill, self.offset)? {
-                    Decoded::Frame(frame) => {
-                        let span = frame.span();
+                let next = self.spill.next_frame();
+                match next {
+                    Ok(Next::Frame(payload)) => {
                         self.state = State::LentFromSpill;
-                        self.offset += span.frame_len() as u64;
-                        return Ok(Some(Found::Spill(span)));
+                        return Ok(Some(Found::Spill(payload)));
                     }
-                    Decoded::Rejected { len, error } => {
-                        self.spill.clear();
+                    // A rejected frame: the spill held it alone, and is empty now.
+                    Err(error) if self.spill.buffered().is_empty() => {
                         self.state = State::Idle;
-                        self.offset += len as u64;
                         return Err(error);
                     }
-                    Decoded::Incomplete(need) => {
-                        if !has_bytes(&mut self.source, self.offset)? {
-                            return Err(need.into_error(self.offset));
+                    Err(error) => return Err(error),
+                    Ok(Next::NeedBytes) => {
+                        let offset = self.spill.position();
+                        if !has_bytes(&mut self.source, offset)? {
+                            self.spill.finish()?;
                         }
-                        let available = buffered(&mut self.source, self.offset)?;
+                        let available = buffered(&mut self.source, offset)?;
                         // Only this frame's bytes: the next frame stays in the source.
-                        let take = need.missing().min(available.len());
+                        let take = self.spill.missing().min(available.len());
                         self.spill.extend_from_slice(&available[..take]);
                         self.source.consume(take);
                     }
@@ -349,7 +355,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     #[inline(always)]
     fn lent_from_source(&mut self, span: FrameSpan) -> Found {
         self.state = State::LentFromSource(span.frame_len());
-        self.offset += span.frame_len() as u64;
+        self.spill.skip_in_place(span.frame_len());
         Found::Source(span)
     }
 
@@ -357,7 +363,7 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     #[cold]
     fn rejected_in_source(&mut self, len: usize, error: Error) -> Error {
         self.source.consume(len);
-        self.offset += len as u64;
+        self.spill.skip_in_place(len);
         error
     }
 }
@@ -374,7 +380,7 @@ enum Batch {
     End,
 }
 
-crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>);
+crate::read::message_reader_from_inherent!(BufReadStreamReader<R: BufRead, D>, |r| r.spill.position());
 
 /// The source's buffer no longer holds the frame `next_frame` found in it, which a `BufRead`
 /// that keeps to its contract does not do. The reader looks again at the next call.

@@ -1,10 +1,10 @@
 //! `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer.
 //! Works without `std` (feature `bytes`).
 
-use crate::decode::{Decoder, Step};
 use crate::error::Result;
-use crate::framer::Deframer;
 use crate::read::MessageReader;
+use crate::wire::decode::{Decoder, Step};
+use crate::wire::framing::Deframer;
 use bytes::Bytes;
 
 /// Iterates over the payloads of the frames in a [`Bytes`], each yielded as a `Bytes` that
@@ -130,9 +130,9 @@ impl<D: Deframer> MessageReader for BytesFrames<D> {
 mod tests {
     use super::*;
     use crate::Error;
-    use crate::framer::{ChecksumDeframer, DefaultDeframer};
-    use crate::frames::Frames;
+    use crate::read::slice::Frames;
     use crate::testing::Sum16;
+    use crate::wire::framing::{ChecksumDeframer, DefaultDeframer};
     use alloc::string::ToString;
     use alloc::vec::Vec;
 

@@ -1,8 +1,8 @@
 //! Positioned reads: the frame at a known offset, from a byte slice or a `Read + Seek` source.
 
-use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
-use crate::framer::Deframer;
+use crate::wire::decode::{Decoded, Decoder};
+use crate::wire::framing::Deframer;
 use core::ops::Range;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::vec::Vec;
@@ -54,7 +54,7 @@ pub struct FrameAt<D> {
 
 impl<D: Deframer> FrameAt<D> {
     /// Reads frames framed as `deframer` expects, with the default bound
-    /// ([`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+    /// ([`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     pub fn new(deframer: D) -> Self {
         FrameAt {
             decoder: Decoder::new(deframer),
@@ -133,7 +133,8 @@ impl<D: Deframer> FrameAt<D> {
                 Decoded::Incomplete(need) if have + got < want => {
                     return Err(need.into_error(offset));
                 }
-                Decoded::Incomplete(need) => want = buf.len() + need.useful(),
+                // The readers' one growth rule, with no capacity: double, up to what the frame needs.
+                Decoded::Incomplete(need) => want = need.grown_len(buf.len(), 0),
             }
         }
     }
@@ -156,9 +157,9 @@ fn read_up_to<R: Read + ?Sized>(source: &mut R, buf: &mut [u8]) -> io::Result<us
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::{ChecksumDeframer, ChecksumFramer, DefaultDeframer};
     use crate::testing::Sum32;
-    use crate::writer::StreamWriter;
+    use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer};
+    use crate::write::writer::StreamWriter;
     use std::io::Cursor;
 
     #[test]

@@ -3,8 +3,8 @@
 
 use super::{Recover, Recovery, StreamEnd};
 use crate::error::{Error, Result};
-use crate::framer::Deframer;
-use crate::reader::StreamReader;
+use crate::read::stream::StreamReader;
+use crate::wire::framing::Deframer;
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 

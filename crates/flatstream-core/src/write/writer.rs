@@ -1,11 +1,11 @@
 //! `StreamWriter`: frames payloads onto any `std::io::Write`.
 
 use crate::error::{Error, Result};
-use crate::framer::Framer;
-use crate::serialize::StreamSerialize;
-use crate::sync::{NeverSync, PublishWatermark, SyncPolicy, SyncSink};
-use crate::watermark::WatermarkFile;
-use crate::write_core::{Receipt, WriterCore};
+use crate::journal::watermark::WatermarkFile;
+use crate::wire::framing::Framer;
+use crate::write::core::{Receipt, WriterCore};
+use crate::write::serialize::StreamSerialize;
+use crate::write::sync::{NeverSync, PublishWatermark, SyncPolicy, SyncSink};
 use core::borrow::Borrow;
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use std::io::{self, IoSlice, Write};
@@ -551,7 +551,7 @@ pub(crate) fn write_zero() -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::DefaultFramer;
+    use crate::wire::framing::DefaultFramer;
 
     /// Accepts at most `chunk` bytes per call, fails with `Interrupted` every other call, and
     /// fails for good once `limit` bytes have been accepted.

@@ -1,8 +1,10 @@
 //! Unit tests of recovery, with the toy checksums of `testing`.
 
 use super::*;
-use crate::framer::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Framer};
 use crate::testing::{Sum16, Sum32};
+use crate::wire::framing::{
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Framer,
+};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -58,10 +58,10 @@
 //!   bound as soon as the length prefix is present, whatever follows.
 //! * **Memory grows with the bytes received, never with a header's claim.** An
 //!   [`Incomplete`] outcome says how many bytes the frame needs in all and how many are missing;
-//!   a driver must not reserve that up front. The readers of this crate grow their buffers at
-//!   most by doubling, toward what the frame needs, or take at most [`Incomplete::missing`]
-//!   bytes per refill; [`Incomplete::useful`] is a ready-made step for a driver that sizes its
-//!   buffer from the outcome alone. Either way a header that claims 2 GiB followed by 10 bytes
+//!   a driver must not reserve that up front. The readers of this crate grow their buffers by
+//!   one rule, [`Incomplete::grown_len`] (at most doubling, toward what the frame needs; the
+//!   rule of [`ReadBuffer`](crate::ReadBuffer)), or take at most [`Incomplete::missing`]
+//!   bytes per refill. Either way a header that claims 2 GiB followed by 10 bytes
 //!   costs no more than a small frame.
 //! * **A rejected frame is stepped over, a framing error is not.** After
 //!   [`Decoded::Rejected`] the next frame's position is known; after an `Err` it is not, and the
@@ -69,8 +69,8 @@
 //! * **Offsets are the driver's.** The decoder stamps errors with the offset it is given.
 
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, header_len};
-use crate::framer::Deframer;
+use crate::wire::frame::{DEFAULT_MAX_FRAME_LEN, FrameSpan, LEN_PREFIX_SIZE, header_len};
+use crate::wire::framing::Deframer;
 
 /// The largest first allocation of a buffering reader's buffer; it then doubles up to the
 /// reader's capacity (see [`Incomplete::grown_len`]).
@@ -168,6 +168,11 @@ pub struct Incomplete {
 }
 
 impl Incomplete {
+    /// `needed` bytes, `present` of them in the buffer.
+    pub(crate) fn new(needed: usize, present: usize) -> Self {
+        Incomplete { needed, present }
+    }
+
     /// Bytes the frame needs in all, header included. While the length prefix itself is
     /// incomplete this is the header's length: the payload's length is not known yet.
     #[inline]
@@ -186,16 +191,6 @@ impl Incomplete {
     #[inline]
     pub fn missing(&self) -> usize {
         self.needed - self.present
-    }
-
-    /// Bytes worth making room for next: what is missing, but no more than the frame already
-    /// has, or than a header (12 bytes) while it has less. A driver that grows its buffer by
-    /// this much grows it at most by doubling, as bytes arrive, whatever length the header
-    /// declares.
-    #[inline]
-    pub fn useful(&self) -> usize {
-        self.missing()
-            .min(self.present.max(crate::frame::MAX_HEADER_SIZE))
     }
 
     /// The size to grow a full buffer of `len` bytes to, for this frame, in a reader whose
@@ -469,8 +464,8 @@ fn rejected(error: Error, len: usize) -> NotAFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::{ChecksumDeframer, DefaultDeframer};
     use crate::testing::Sum16;
+    use crate::wire::framing::{ChecksumDeframer, DefaultDeframer};
 
     /// Rejects payloads that start with 0xFF, for their content.
     struct NoFf;
@@ -576,23 +571,19 @@ mod tests {
     }
 
     #[test]
-    fn useful_grows_at_most_by_doubling() {
+    fn growth_is_at_most_doubling_whatever_the_claim() {
         let d = Decoder::new(DefaultDeframer).with_max_frame_len(usize::MAX);
         let mut bytes = vec![0u8; 10];
         bytes[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         let Decoded::Incomplete(n) = d.decode(&bytes, 0).unwrap() else {
             panic!()
         };
-        assert_eq!(n.useful(), 12, "a header's worth, not the 4 GiB declared");
-        bytes.resize(10_000, 0);
-        let Decoded::Incomplete(n) = d.decode(&bytes, 0).unwrap() else {
-            panic!()
-        };
-        assert_eq!(n.useful(), 10_000);
+        assert_eq!(n.grown_len(10, 0), 20, "double, not the 4 GiB declared");
+        assert_eq!(n.grown_len(0, 64 * 1024), FIRST_ALLOCATION);
         let small = [5, 0, 0, 0, 1];
         let Decoded::Incomplete(n) = d.decode(&small, 0).unwrap() else {
             panic!()
         };
-        assert_eq!(n.useful(), 4, "never more than is missing");
+        assert_eq!(n.grown_len(5, 0), 9, "never more than the frame needs");
     }
 }

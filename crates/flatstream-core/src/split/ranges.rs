@@ -13,10 +13,10 @@
 //! the split before, which reads past its own end to finish it. Frames start where the decoder
 //! says they do; this module only chooses where to ask.
 
-use crate::decode::{Decoded, Decoder};
 use crate::error::{Error, Result};
-use crate::framer::Deframer;
-use crate::frames::Frames;
+use crate::read::slice::Frames;
+use crate::wire::decode::{Decoded, Decoder};
+use crate::wire::framing::Deframer;
 use core::ops::Range;
 
 /// Frames that must chain after a candidate before a split starts on it, unless the stream
@@ -58,7 +58,7 @@ enum Tried {
 ///
 /// 1. the decoder finds a whole frame whose length fits the bound and whose checksum verifies
 ///    (or that a validating deframer rejects for its content: its checksum verified), and whose
-///    checksum field and payload are not all zeros ([`Frame::is_zero`](crate::decode::Frame::is_zero));
+///    checksum field and payload are not all zeros ([`Frame::is_zero`](crate::wire::decode::Frame::is_zero));
 /// 2. and the next `K` frames ([`with_confirmations`](Self::with_confirmations), default
 ///    [`DEFAULT_CONFIRMATIONS`]) are whole and verify as well, or the stream ends exactly after
 ///    fewer of them,
@@ -241,7 +241,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Resynchronization
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Resynchronization
     /// costs little with the default (see [Work](SplitFrames#work)); the bound the writer used
     /// makes it reject more offsets from their headers alone.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
@@ -503,9 +503,9 @@ crate::read::message_reader_from_iterator!(SplitFrames);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
     use crate::read::MessageReader;
     use crate::testing::Sum32;
+    use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
     use alloc::vec;
     use alloc::vec::Vec;
     use core::cell::Cell;

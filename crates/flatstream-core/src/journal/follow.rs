@@ -1,9 +1,9 @@
 //! `Follower`: reads a file that another process is still appending to.
 
 use crate::error::{Error, Result};
-use crate::framer::Deframer;
-use crate::reader::StreamReader;
-use crate::watermark::read_watermark;
+use crate::journal::watermark::read_watermark;
+use crate::read::stream::StreamReader;
+use crate::wire::framing::Deframer;
 use core::ops::Range;
 use std::io::{self, Read};
 use std::path::PathBuf;
@@ -120,7 +120,7 @@ impl<R: Read, D: Deframer> Follower<R, D> {
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.reader = self.reader.with_max_frame_len(max);
         self
@@ -289,8 +289,8 @@ impl<R: Read> Read for UpTo<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::{ChecksumDeframer, ChecksumFramer, Framer};
     use crate::testing::Sum32;
+    use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, Framer};
     use std::sync::{Arc, Mutex};
 
     /// A file being appended to, in memory: reads return what has been appended so far.

@@ -25,13 +25,13 @@
 //! lengths of the frames (one read per frame, no hashing); the ordered path checks the joins
 //! for free, since its sink runs after the mapping anyway.
 
-use crate::decode::Decoder;
 use crate::error::{Error, Result};
-use crate::frame::DEFAULT_MAX_FRAME_LEN;
-use crate::framer::Deframer;
-use crate::frames::Frames;
+use crate::read::slice::Frames;
 use crate::read::{IntoControlFlow, flow};
-use crate::split::{DEFAULT_CONFIRMATIONS, SplitFrames};
+use crate::split::ranges::{DEFAULT_CONFIRMATIONS, SplitFrames};
+use crate::wire::decode::Decoder;
+use crate::wire::frame::DEFAULT_MAX_FRAME_LEN;
+use crate::wire::framing::Deframer;
 use alloc::vec::Vec;
 use core::ops::{ControlFlow, Range};
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -139,7 +139,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Finding each
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Finding each
     /// split's first frame costs little with the default; the bound the writer used lets it
     /// reject more offsets from their headers alone.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {

@@ -1,8 +1,8 @@
 //! `Frames`: a zero-copy iterator over the frames of a byte slice. Works without `std`.
 
-use crate::decode::{Decoder, Step};
 use crate::error::Result;
-use crate::framer::Deframer;
+use crate::wire::decode::{Decoder, Step};
+use crate::wire::framing::Deframer;
 
 /// Iterates over the payloads of the frames in a byte slice, without copying.
 ///
@@ -124,7 +124,7 @@ crate::read::message_reader_from_iterator!(Frames);
 mod tests {
     use super::*;
     use crate::Error;
-    use crate::framer::DefaultDeframer;
+    use crate::wire::framing::DefaultDeframer;
 
     #[test]
     fn yields_each_payload_then_none() {

@@ -4,8 +4,8 @@
 //! async writers both drive. See [`WriterCore`].
 
 use crate::error::{Error, Result};
-use crate::frame::{DEFAULT_MAX_FRAME_LEN, FrameHeader};
-use crate::framer::Framer;
+use crate::wire::frame::{DEFAULT_MAX_FRAME_LEN, FrameHeader};
+use crate::wire::framing::Framer;
 use std::io;
 
 /// Where a frame was written: returned by the `*_with_receipt` writes of a
@@ -265,7 +265,7 @@ const fn clamp(max: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::framer::DefaultFramer;
+    use crate::wire::framing::DefaultFramer;
 
     #[test]
     fn the_bound_is_checked_before_the_framer_and_changes_nothing() {

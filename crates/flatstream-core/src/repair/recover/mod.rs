@@ -1,11 +1,11 @@
 //! Recovery: find where the intact part of a stream ends, and cut a torn tail off a journal.
 
-use crate::decode::Decoder;
 use crate::error::Error;
-use crate::frame::DEFAULT_MAX_FRAME_LEN;
-use crate::framer::Deframer;
-use crate::frames::Frames;
-use crate::split::first_confirmed;
+use crate::read::slice::Frames;
+use crate::split::ranges::first_confirmed;
+use crate::wire::decode::Decoder;
+use crate::wire::frame::DEFAULT_MAX_FRAME_LEN;
+use crate::wire::framing::Deframer;
 use alloc::vec;
 
 /// How a scanned stream ended.

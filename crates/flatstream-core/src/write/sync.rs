@@ -36,8 +36,8 @@
 //! [`with_sync`]: crate::StreamWriter::with_sync
 //! [`sync`]: crate::StreamWriter::sync
 
-use crate::watermark::WatermarkFile;
-use crate::write_core::Receipt;
+use crate::journal::watermark::WatermarkFile;
+use crate::write::core::Receipt;
 use std::boxed::Box;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

@@ -1,11 +1,13 @@
 //! `StreamReader`: reads frames from any `std::io::Read`, handing out payloads borrowed from
 //! its buffer.
 
-use crate::decode::{Decoded, Decoder, Incomplete};
-use crate::error::{Error, Result};
-use crate::framer::Deframer;
+use crate::error::Result;
 use crate::in_memory;
+use crate::read::buffer::{Next, ReadBuffer};
+use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
 use crate::read::{IntoControlFlow, Pass, deliver_frames};
+use crate::wire::decode::Decoded;
+use crate::wire::framing::Deframer;
 use core::ops::Range;
 use std::io::{self, Read};
 use std::vec::Vec;
@@ -35,8 +37,9 @@ use std::vec::Vec;
 ///   the closure may stop early by returning `ControlFlow::Break(())`.
 /// * [`messages`](Self::messages) is the same as a loop with `while let Some(p) = m.next()?`.
 ///
-/// It implements [`MessageReader`](crate::MessageReader), the surface every reader shares. Frames are decoded by the
-/// crate's one [`Decoder`]; the reader only moves bytes.
+/// It implements [`MessageReader`](crate::MessageReader), the surface every reader shares. It
+/// is a loop around a [`ReadBuffer`], which decodes the frames and owns the memory; the reader
+/// only moves bytes.
 ///
 /// # Memory
 ///
@@ -52,13 +55,13 @@ use std::vec::Vec;
 ///
 /// # Errors
 ///
-/// * End-of-file inside a frame is [`Error::UnexpectedEof`].
+/// * End-of-file inside a frame is [`Error::UnexpectedEof`](crate::Error::UnexpectedEof).
 /// * `Interrupted` is retried. `WouldBlock` and other I/O errors are returned as
-///   [`Error::Io`]; the bytes received so far are kept, and the next call carries on.
-/// * Framing errors ([`Error::FrameTooLarge`], [`Error::ChecksumMismatch`]) leave the reader at
+///   [`Error::Io`](crate::Error::Io); the bytes received so far are kept, and the next call carries on.
+/// * Framing errors ([`Error::FrameTooLarge`](crate::Error::FrameTooLarge), [`Error::ChecksumMismatch`](crate::Error::ChecksumMismatch)) leave the reader at
 ///   the bad frame: calling again returns the same error.
-/// * Content errors from a validating deframer ([`Error::Validation`],
-///   [`Error::InvalidFlatbuffer`]) concern a frame that was read whole: the reader moves past it.
+/// * Content errors from a validating deframer ([`Error::Validation`](crate::Error::Validation),
+///   [`Error::InvalidFlatbuffer`](crate::Error::InvalidFlatbuffer)) concern a frame that was read whole: the reader moves past it.
 ///
 /// ```
 /// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
@@ -78,18 +81,11 @@ use std::vec::Vec;
 /// # Ok::<(), flatstream_core::Error>(())
 /// ```
 #[derive(Debug)]
-pub struct StreamReader<R, D> {
+pub struct StreamReader<R, D, P = NoReclaim> {
     source: R,
-    decoder: Decoder<D>,
-    /// Zero-initialized once; `buf.len()` is the capacity in use.
-    buf: Vec<u8>,
-    /// Start of the unconsumed bytes.
-    pos: usize,
-    /// End of the bytes received.
-    end: usize,
-    /// Stream offset of `buf[pos]`.
-    offset: u64,
-    capacity: usize,
+    /// The bytes copied from the source, the decoder and the position; for a source read in
+    /// place, only the decoder and the position are used.
+    buffer: ReadBuffer<D, P>,
 }
 
 impl<R: Read, D: Deframer> StreamReader<R, D> {
@@ -105,22 +101,31 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// allocated on the first read; a reader of bytes already in memory (`&[u8]`, `Cursor`)
     /// never allocates one.
     pub fn with_capacity(capacity: usize, source: R, deframer: D) -> Self {
+        StreamReader::from_buffer(source, ReadBuffer::new(deframer).with_capacity(capacity))
+    }
+}
+
+impl<R: Read, D: Deframer, P: ReclaimPolicy> StreamReader<R, D, P> {
+    /// A reader of `source` through `buffer`: its deframer, bound, capacity, reclaim policy
+    /// and position.
+    pub fn from_buffer(source: R, buffer: ReadBuffer<D, P>) -> Self {
+        StreamReader { source, buffer }
+    }
+
+    /// Shrinks the buffer back after large frames, as `policy` decides (see
+    /// [`ReadBuffer::with_reclaim`]). No effect on a source read in place.
+    pub fn with_reclaim<Q: ReclaimPolicy>(self, policy: Q) -> StreamReader<R, D, Q> {
         StreamReader {
-            source,
-            decoder: Decoder::new(deframer),
-            buf: Vec::new(),
-            pos: 0,
-            end: 0,
-            offset: 0,
-            capacity: capacity.max(16),
+            source: self.source,
+            buffer: self.buffer.with_reclaim(policy),
         }
     }
 
     /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
-    /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is buffered.
+    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
+    /// declaring more is rejected with [`Error::FrameTooLarge`](crate::Error::FrameTooLarge) before any of it is buffered.
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
+        self.buffer.set_max_frame_len(max);
         self
     }
 
@@ -134,7 +139,9 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         if in_memory::is_in_memory::<R>() {
             return self.read_in_place();
         }
-        Ok(self.next_copied()?.map(|payload| &self.buf[payload]))
+        Ok(self
+            .next_copied()?
+            .map(|payload| self.buffer.payload(payload)))
     }
 
     /// Calls `f` with each payload until the end of the stream; see
@@ -153,18 +160,9 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
             return self.process_in_place(f);
         }
         loop {
-            // Every complete frame already buffered, in one pass that keeps the position in
-            // registers; it is stored once, on the way out.
-            let buffered = &self.buf[self.pos..self.end];
-            let (used, pass) =
-                deliver_frames(&self.decoder, buffered, self.offset, &mut f, |_| false);
-            self.consume(used);
-            let Pass::Exhausted(need) = pass? else {
-                return Ok(());
-            };
-            // No complete frame is buffered: read until one is, or report why not. The next
-            // pass hands it out, and progress is recorded only after the callback returns.
-            if !self.buffer_frame(need)? {
+            // Every complete frame already buffered, in one pass; then read until one is, or
+            // report why not.
+            if self.buffer.process_buffered(&mut f)?.is_break() || !self.fill()? {
                 return Ok(());
             }
         }
@@ -173,32 +171,45 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     /// The bytes received from the source but not yet consumed, starting with the next frame.
     /// Take them before handing the source to other code, as with `BufReader::buffer`.
     pub fn buffer(&self) -> &[u8] {
-        &self.buf[self.pos..self.end]
+        self.buffer.buffered()
     }
 
     /// Bytes currently allocated for the buffer (none for a source read in place).
     pub fn capacity(&self) -> usize {
-        self.buf.capacity()
+        self.buffer.capacity()
     }
 
     /// Shrinks the buffer to `capacity` bytes (or to the bytes it still holds, if more), and
     /// makes `capacity` the size of the next allocation. Payloads handed out earlier are
     /// borrowed from the reader, so none can be alive while this runs.
     pub fn shrink_to(&mut self, capacity: usize) {
-        self.compact();
-        let keep = capacity.max(16).max(self.end);
-        self.capacity = capacity.max(16);
-        self.buf.truncate(keep);
-        self.buf.shrink_to(keep);
+        self.buffer.shrink_to(capacity);
     }
 
-    crate::__source_accessors!(R, D);
+    /// The deframer.
+    pub fn deframer(&self) -> &D {
+        self.buffer.decoder().deframer()
+    }
+
+    /// The source.
+    pub fn get_ref(&self) -> &R {
+        &self.source
+    }
+
+    /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
+    pub fn get_mut(&mut self) -> &mut R {
+        &mut self.source
+    }
+
+    /// Returns the source; bytes read ahead into the buffer are dropped (see
+    /// [`into_parts`](Self::into_parts) to keep them).
+    pub fn into_inner(self) -> R {
+        self.source
+    }
 
     /// Returns the source and the bytes read ahead but not consumed.
-    pub fn into_parts(mut self) -> (R, Vec<u8>) {
-        self.buf.truncate(self.end);
-        self.buf.drain(..self.pos);
-        (self.source, self.buf)
+    pub fn into_parts(self) -> (R, Vec<u8>) {
+        (self.source, self.buffer.into_buffered())
     }
 
     /// `read_message` for a source whose bytes are in memory: the frame is decoded where it
@@ -206,17 +217,18 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
     #[inline(always)]
     fn read_in_place(&mut self) -> Result<Option<&[u8]>> {
         let bytes = in_memory::unread(&self.source).unwrap_or_default();
-        let (len, payload) = match self.decoder.decode(bytes, self.offset)? {
+        let offset = self.buffer.position();
+        let (len, payload) = match self.buffer.decoder().decode(bytes, offset)? {
             Decoded::Frame(frame) => (frame.len(), frame.span().payload_range()),
             Decoded::Rejected { len, error } => {
                 in_memory::take(&mut self.source, len);
-                self.offset += len as u64;
+                self.buffer.skip_in_place(len);
                 return Err(error);
             }
-            Decoded::Incomplete(need) => return need.at_end(self.offset).map(|()| None),
+            Decoded::Incomplete(need) => return need.at_end(offset).map(|()| None),
         };
         let frame = in_memory::take(&mut self.source, len);
-        self.offset += len as u64;
+        self.buffer.skip_in_place(len);
         Ok(Some(&frame[payload]))
     }
 
@@ -229,102 +241,63 @@ impl<R: Read, D: Deframer> StreamReader<R, D> {
         C: IntoControlFlow,
     {
         let bytes = in_memory::unread(&self.source).unwrap_or_default();
-        let (used, pass) = deliver_frames(&self.decoder, bytes, self.offset, &mut f, |_| false);
+        let offset = self.buffer.position();
+        let (used, pass) = deliver_frames(self.buffer.decoder(), bytes, offset, &mut f, |_| false);
         in_memory::take(&mut self.source, used);
-        self.offset += used as u64;
+        self.buffer.skip_in_place(used);
         match pass? {
-            Pass::Exhausted(need) => need.at_end(self.offset),
+            Pass::Exhausted(need) => need.at_end(self.buffer.position()),
             Pass::Stopped | Pass::Paused => Ok(()),
         }
     }
 
     /// The next complete, verified frame in the buffer, read into it as needed; returns the
-    /// payload's range in `buf` (see [`buffered_range`](Self::buffered_range)). For a source
-    /// that is not in memory: the follower's.
+    /// payload's range (see [`buffered_range`](Self::buffered_range)). For a source that is
+    /// not in memory: the follower's.
     #[inline(always)]
     pub(crate) fn next_copied(&mut self) -> Result<Option<Range<usize>>> {
         loop {
-            let buffered = &self.buf[self.pos..self.end];
-            match self.decoder.decode(buffered, self.offset)? {
-                Decoded::Frame(frame) => {
-                    let payload = frame.span().payload_range();
-                    let start = self.pos;
-                    self.consume(frame.len());
-                    return Ok(Some(start + payload.start..start + payload.end));
-                }
-                Decoded::Rejected { len, error } => {
-                    self.consume(len);
-                    return Err(error);
-                }
-                Decoded::Incomplete(need) => {
-                    if !self.buffer_frame(need)? {
-                        return Ok(None);
-                    }
-                }
+            if let Next::Frame(payload) = self.buffer.next_frame()? {
+                return Ok(Some(payload));
+            }
+            if !self.fill()? {
+                return Ok(None);
             }
         }
     }
 
-    /// Reads once more for the frame `need` describes (`true`: the caller asks the decoder
-    /// again), or finds the source at its end between two frames (`false`); the end of the
-    /// source inside a frame, and I/O errors, are errors.
-    #[cold]
-    fn buffer_frame(&mut self, need: Incomplete) -> Result<bool> {
-        if !self.fill(need)? {
-            need.at_end(self.offset)?;
-            return Ok(false);
-        }
-        Ok(true)
-    }
-
     /// Bytes of the buffer, by a range [`next_copied`](Self::next_copied) returned.
     pub(crate) fn buffered_range(&self, range: Range<usize>) -> &[u8] {
-        &self.buf[range]
+        self.buffer.payload(range)
     }
 
     /// Sets the stream offset of the next byte the source gives (a reader that has read
     /// nothing yet, over a source positioned at a frame's start).
     pub(crate) fn set_position(&mut self, offset: u64) {
-        self.offset = offset;
+        self.buffer.set_position(offset);
     }
 
-    #[inline]
-    fn consume(&mut self, n: usize) {
-        self.pos += n;
-        self.offset += n as u64;
-    }
-
-    /// Moves the unconsumed bytes to the front of the buffer.
-    fn compact(&mut self) {
-        if self.pos > 0 {
-            self.buf.copy_within(self.pos..self.end, 0);
-            self.end -= self.pos;
-            self.pos = 0;
-        }
-    }
-
-    /// Reads once into the free end of the buffer, making room first for the frame `need`
-    /// describes. Returns `false` at end-of-file.
+    /// Reads once into the buffer's free space: `true` when bytes arrived, `false` when the
+    /// source is at its end between two frames; the end inside a frame, and I/O errors, are
+    /// errors.
     #[cold]
-    fn fill(&mut self, need: Incomplete) -> Result<bool> {
-        self.compact();
-        if self.end == self.buf.len() {
-            // Full, or not allocated yet: grow by the readers' one rule.
-            let target = need.grown_len(self.buf.len(), self.capacity);
-            self.buf.resize(target, 0);
-        }
-        loop {
-            match self.source.read(&mut self.buf[self.end..]) {
-                Ok(0) => return Ok(false),
-                Ok(n) => {
-                    self.end += n.min(self.buf.len() - self.end);
-                    return Ok(true);
-                }
+    fn fill(&mut self) -> Result<bool> {
+        let space = self.buffer.read_space();
+        let read = loop {
+            match self.source.read(space) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io(e, self.offset)),
+                other => break other.map(|n| n.min(space.len())),
             }
+        };
+        match read {
+            Ok(0) => self.buffer.finish().map(|()| false),
+            Ok(n) => {
+                self.buffer.commit(n);
+                Ok(true)
+            }
+            Err(e) => Err(self.buffer.io_error(e)),
         }
     }
 }
 
-crate::read::message_reader_from_inherent!(StreamReader<R: Read, D>);
+crate::read::message_reader_from_inherent!(StreamReader<R: Read, D, P: ReclaimPolicy>, |r| r.buffer.position());
