@@ -144,9 +144,8 @@ impl EnumCol {
     }
 
     fn finish(&mut self) -> Result<ArrayRef, ArrowError> {
-        let values = StringArray::from_iter_values(
-            self.names.names.iter().chain(self.unnamed_text.iter()),
-        );
+        let values =
+            StringArray::from_iter_values(self.names.names.iter().chain(self.unnamed_text.iter()));
         self.unnamed.clear();
         self.unnamed_text.clear();
         let keys = self.keys.finish();
@@ -305,35 +304,31 @@ impl Col {
                         .to_le_bytes();
                     let head = buf.get(..4).ok_or("a payload under 4 bytes")?;
                     // The payload, its root offset (bytes 0..4) pointing at the sub-table.
-                    b.append_value(
-                        [&root[..], &buf[head.len()..]].concat(),
-                    );
+                    b.append_value([&root[..], &buf[head.len()..]].concat());
                 }
                 None if *nullable => b.append_null(),
                 None => b.append_value([]),
             },
-            Col::List(c) => {
-                match at {
-                    Some(at) => {
-                        let (start, len) = read::vector(buf, at, c.stride)?;
-                        for i in 0..len {
-                            c.item.append(buf, Some(start + i * c.stride))?;
-                        }
-                        let last = *c.offsets.last().unwrap_or(&0);
-                        let next = i32::try_from(len)
-                            .ok()
-                            .and_then(|len| last.checked_add(len))
-                            .ok_or("a batch's list holds more than 2^31 elements")?;
-                        c.offsets.push(next);
-                        c.nulls.append_non_null();
+            Col::List(c) => match at {
+                Some(at) => {
+                    let (start, len) = read::vector(buf, at, c.stride)?;
+                    for i in 0..len {
+                        c.item.append(buf, Some(start + i * c.stride))?;
                     }
-                    None => {
-                        let last = *c.offsets.last().unwrap_or(&0);
-                        c.offsets.push(last);
-                        c.nulls.append(!c.nullable);
-                    }
+                    let last = *c.offsets.last().unwrap_or(&0);
+                    let next = i32::try_from(len)
+                        .ok()
+                        .and_then(|len| last.checked_add(len))
+                        .ok_or("a batch's list holds more than 2^31 elements")?;
+                    c.offsets.push(next);
+                    c.nulls.append_non_null();
                 }
-            }
+                None => {
+                    let last = *c.offsets.last().unwrap_or(&0);
+                    c.offsets.push(last);
+                    c.nulls.append(!c.nullable);
+                }
+            },
             Col::FixedList(c) => {
                 for i in 0..c.len {
                     c.item.append(buf, at.map(|at| at + i * c.stride))?;
@@ -347,12 +342,10 @@ impl Col {
                 c.nulls.append(at.is_some() || !c.nullable);
                 c.rows += 1;
             }
-            Col::Table(c) => {
-                match at {
-                    Some(at) => c.append_at(buf, read::follow(buf, at)?)?,
-                    None => c.append_absent(buf)?,
-                }
-            }
+            Col::Table(c) => match at {
+                Some(at) => c.append_at(buf, read::follow(buf, at)?)?,
+                None => c.append_absent(buf)?,
+            },
             Col::Union(c) => c.append(buf, None)?,
         }
         Ok(())

@@ -147,7 +147,11 @@ impl<'s> Compiler<'s> {
         for field in columns(&self.schema, index) {
             let path = join(path, field.name());
             let (slot, col) = self.table_field(&field, &path)?;
-            arrow.push(ArrowField::new(field.name(), col.data_type(), col.nullable()));
+            arrow.push(ArrowField::new(
+                field.name(),
+                col.data_type(),
+                col.nullable(),
+            ));
             slots.push(slot);
             children.push(col);
         }
@@ -187,7 +191,10 @@ impl<'s> Compiler<'s> {
                         } else {
                             4
                         };
-                        (self.non_scalar_element(BaseType::Obj, ty.index(), path)?, stride)
+                        (
+                            self.non_scalar_element(BaseType::Obj, ty.index(), path)?,
+                            stride,
+                        )
                     }
                     other => {
                         return Err(unsupported(path, &format!("a vector of {other:?}")));
@@ -258,10 +265,16 @@ impl<'s> Compiler<'s> {
                 }
                 BaseType::Array => {
                     let element = ty.element();
-                    let item = if element == BaseType::Obj {
-                        Col::Struct(self.strukt(object_index(ty.index(), &path)?, false, &path)?)
+                    // `Type::element_size` is not a struct's size in flatc's schemas: the
+                    // struct's own `bytesize` is.
+                    let (item, stride) = if element == BaseType::Obj {
+                        let index = object_index(ty.index(), &path)?;
+                        let stride = self.schema.objects().get(index).bytesize();
+                        let item = Col::Struct(self.strukt(index, false, &path)?);
+                        (item, usize::try_from(stride).unwrap_or(0))
                     } else if is_scalar(element) {
-                        self.scalar(element, ty.index(), Some(Default::ZERO))
+                        let item = self.scalar(element, ty.index(), Some(Default::ZERO));
+                        (item, size(element))
                     } else {
                         return Err(unsupported(&path, &format!("an array of {element:?}")));
                     };
@@ -269,13 +282,16 @@ impl<'s> Compiler<'s> {
                     Col::FixedList(Box::new(FixedListCol {
                         item,
                         field,
-                        stride: ty.element_size() as usize,
+                        stride,
                         len: usize::from(ty.fixed_length()),
                         rows: 0,
                     }))
                 }
                 other => {
-                    return Err(unsupported(&path, &format!("a struct field of type {other:?}")));
+                    return Err(unsupported(
+                        &path,
+                        &format!("a struct field of type {other:?}"),
+                    ));
                 }
             };
             arrow.push(ArrowField::new(field.name(), col.data_type(), false));
@@ -293,7 +309,8 @@ impl<'s> Compiler<'s> {
     }
 
     fn union(&mut self, ty: Type<'_>, path: &str) -> Result<Col> {
-        let e = usize::try_from(ty.index()).map_err(|_| unsupported(path, "a union without type"))?;
+        let e =
+            usize::try_from(ty.index()).map_err(|_| unsupported(path, "a union without type"))?;
         let tag = match self.enums {
             Enums::Names => self.enumeration(e, IntWidth::U8, Some(0)),
             _ => Col::U8(Prim::new(Some(0))),
@@ -303,8 +320,12 @@ impl<'s> Compiler<'s> {
         let mut members = Vec::new();
         let values: Vec<_> = self.schema.enums().get(e).values().iter().collect();
         for v in values {
-            let Some(member) = v.union_type() else { continue };
-            let Ok(d) = u8::try_from(v.value()) else { continue };
+            let Some(member) = v.union_type() else {
+                continue;
+            };
+            let Ok(d) = u8::try_from(v.value()) else {
+                continue;
+            };
             if member.base_type() == BaseType::None {
                 continue;
             }

@@ -297,9 +297,11 @@ impl Converter {
                 payload.len()
             )),
             Ok(Err(e)) => Err(sentence(&e.to_string())),
-            Err(_) => Err("the reflection verifier failed on it (a union type the union does \
+            Err(_) => Err(
+                "the reflection verifier failed on it (a union type the union does \
                            not have?)"
-                .to_owned()),
+                    .to_owned(),
+            ),
         }
     }
 
@@ -331,7 +333,10 @@ impl Converter {
             return Err(Error::Poisoned { offset });
         }
         let mut fields = self.root.finish_columns()?;
-        let mut offsets = self.offsets.as_mut().map(|b| Arc::new(b.finish()) as ArrayRef);
+        let mut offsets = self
+            .offsets
+            .as_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef);
         let columns: Vec<ArrayRef> = self
             .order
             .iter()

@@ -82,9 +82,10 @@ fn check_indices(schema: &reflection::Schema<'_>) -> Result<(), String> {
             }
         }
     }
-    if schema.root_table().is_some_and(|r| {
-        !schema.objects().iter().any(|o| o.name() == r.name())
-    }) {
+    if schema
+        .root_table()
+        .is_some_and(|r| !schema.objects().iter().any(|o| o.name() == r.name()))
+    {
         return Err("its root_type is not among its objects".to_owned());
     }
     Ok(())

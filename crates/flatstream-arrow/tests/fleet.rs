@@ -66,10 +66,8 @@ fn robots() -> Vec<Vec<u8>> {
             );
             let s2 = Sensor::create(&mut b, &SensorArgs::default());
             args.sensors = Some(b.create_vector(&[s1, s2]));
-            args.waypoints = Some(b.create_vector(&[
-                Vec3::new(1.0, 2.0, 3.0),
-                Vec3::new(-1.0, 0.5, 0.25),
-            ]));
+            args.waypoints =
+                Some(b.create_vector(&[Vec3::new(1.0, 2.0, 3.0), Vec3::new(-1.0, 0.5, 0.25)]));
             let dname = b.create_string("sonar");
             let device = Sensor::create(
                 &mut b,
@@ -95,7 +93,13 @@ fn robots() -> Vec<Vec<u8>> {
             args.pose = Some(&pose);
         }
         if kind == 2 {
-            let m = Motor::create(&mut b, &MotorArgs { rpm: 1200, temperature: 20.5 });
+            let m = Motor::create(
+                &mut b,
+                &MotorArgs {
+                    rpm: 1200,
+                    temperature: 20.5,
+                },
+            );
             args.device_type = Device::Motor;
             args.device = Some(m.as_union_value());
         }
@@ -125,21 +129,28 @@ fn convert(options: &Options) -> (Vec<Vec<u8>>, RecordBatch) {
     let payloads = robots();
     let bytes = stream(&payloads);
     let plan = Plan::new(&schema("fleet.bfbs"), options).unwrap();
-    let batches: Vec<RecordBatch> = plan.convert(frames(&bytes)).collect::<Result<_, _>>().unwrap();
+    let batches: Vec<RecordBatch> = plan
+        .convert(frames(&bytes))
+        .collect::<Result<_, _>>()
+        .unwrap();
     assert_eq!(batches.len(), 1);
     (payloads, batches.into_iter().next().unwrap())
 }
 
 fn col<'b>(batch: &'b RecordBatch, name: &str) -> &'b ArrayRef {
-    batch.column_by_name(name).unwrap_or_else(|| panic!("no column {name}"))
+    batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("no column {name}"))
 }
 
 fn color_name(c: Color) -> String {
-    c.variant_name().map_or_else(|| c.0.to_string(), str::to_owned)
+    c.variant_name()
+        .map_or_else(|| c.0.to_string(), str::to_owned)
 }
 
 fn status_name(s: Status) -> String {
-    s.variant_name().map_or_else(|| s.0.to_string(), str::to_owned)
+    s.variant_name()
+        .map_or_else(|| s.0.to_string(), str::to_owned)
 }
 
 #[test]
@@ -151,26 +162,60 @@ fn every_column_equals_what_the_generated_code_reads() {
     assert_eq!(
         names,
         [
-            "id", "name", "color", "status", "pose", "tags", "colors", "sensors", "waypoints",
-            "device", "parent", "firmware", "active", "battery", "limit", "offset", "trim"
+            "id",
+            "name",
+            "color",
+            "status",
+            "pose",
+            "tags",
+            "colors",
+            "sensors",
+            "waypoints",
+            "device",
+            "parent",
+            "firmware",
+            "active",
+            "battery",
+            "limit",
+            "offset",
+            "trim"
         ]
     );
     for (row, payload) in payloads.iter().enumerate() {
         let r = flatbuffers::root::<Robot<'_>>(payload).unwrap();
-        assert_eq!(col(&batch, "id").as_primitive::<UInt64Type>().value(row), r.id());
+        assert_eq!(
+            col(&batch, "id").as_primitive::<UInt64Type>().value(row),
+            r.id()
+        );
         assert_eq!(col(&batch, "name").as_string::<i32>().value(row), r.name());
-        assert_eq!(enum_name(col(&batch, "color"), row).unwrap(), color_name(r.color()));
-        assert_eq!(enum_name(col(&batch, "status"), row).unwrap(), status_name(r.status()));
+        assert_eq!(
+            enum_name(col(&batch, "color"), row).unwrap(),
+            color_name(r.color())
+        );
+        assert_eq!(
+            enum_name(col(&batch, "status"), row).unwrap(),
+            status_name(r.status())
+        );
 
         let pose = col(&batch, "pose").as_struct();
         assert_eq!(pose.is_valid(row), r.pose().is_some());
         if let Some(p) = r.pose() {
             let position = pose.column_by_name("position").unwrap().as_struct();
-            for (axis, v) in [("x", p.position().x()), ("y", p.position().y()), ("z", p.position().z())] {
-                let a = position.column_by_name(axis).unwrap().as_primitive::<Float32Type>();
+            for (axis, v) in [
+                ("x", p.position().x()),
+                ("y", p.position().y()),
+                ("z", p.position().z()),
+            ] {
+                let a = position
+                    .column_by_name(axis)
+                    .unwrap()
+                    .as_primitive::<Float32Type>();
                 assert_eq!(a.value(row), v);
             }
-            let heading = pose.column_by_name("heading").unwrap().as_primitive::<Int16Type>();
+            let heading = pose
+                .column_by_name("heading")
+                .unwrap()
+                .as_primitive::<Int16Type>();
             assert_eq!(heading.value(row), p.heading());
             assert_eq!(
                 enum_name(pose.column_by_name("color").unwrap(), row).unwrap(),
@@ -183,14 +228,19 @@ fn every_column_equals_what_the_generated_code_reads() {
         if let Some(t) = r.tags() {
             let got = tags.value(row);
             let got = got.as_string::<i32>();
-            assert_eq!(got.iter().flatten().collect::<Vec<_>>(), t.iter().collect::<Vec<_>>());
+            assert_eq!(
+                got.iter().flatten().collect::<Vec<_>>(),
+                t.iter().collect::<Vec<_>>()
+            );
         }
 
         let colors = col(&batch, "colors").as_list::<i32>();
         assert_eq!(colors.is_valid(row), r.colors().is_some());
         if let Some(c) = r.colors() {
             let got = colors.value(row);
-            let got: Vec<String> = (0..got.len()).map(|i| enum_name(&got, i).unwrap()).collect();
+            let got: Vec<String> = (0..got.len())
+                .map(|i| enum_name(&got, i).unwrap())
+                .collect();
             assert_eq!(got, c.iter().map(color_name).collect::<Vec<_>>());
         }
 
@@ -210,8 +260,14 @@ fn every_column_equals_what_the_generated_code_reads() {
         if let Some(w) = r.waypoints() {
             let got = waypoints.value(row);
             let got = got.as_struct();
-            let x = got.column_by_name("x").unwrap().as_primitive::<Float32Type>();
-            let z = got.column_by_name("z").unwrap().as_primitive::<Float32Type>();
+            let x = got
+                .column_by_name("x")
+                .unwrap()
+                .as_primitive::<Float32Type>();
+            let z = got
+                .column_by_name("z")
+                .unwrap()
+                .as_primitive::<Float32Type>();
             let want: Vec<(f32, f32)> = w.iter().map(|p| (p.x(), p.z())).collect();
             let have: Vec<(f32, f32)> = (0..got.len()).map(|i| (x.value(i), z.value(i))).collect();
             assert_eq!(have, want);
@@ -224,23 +280,39 @@ fn every_column_equals_what_the_generated_code_reads() {
             r.device_type().variant_name().unwrap()
         );
         let member = |name: &str| device.column_by_name(name).unwrap().as_struct().clone();
-        assert_eq!(member("Sensor").is_valid(row), r.device_as_sensor().is_some());
+        assert_eq!(
+            member("Sensor").is_valid(row),
+            r.device_as_sensor().is_some()
+        );
         assert_eq!(member("Motor").is_valid(row), r.device_as_motor().is_some());
-        assert_eq!(member("Camera").is_valid(row), r.device_as_camera().is_some());
+        assert_eq!(
+            member("Camera").is_valid(row),
+            r.device_as_camera().is_some()
+        );
         if let Some(s) = r.device_as_sensor() {
             check_sensor(&member("Sensor"), row, s);
         }
         if let Some(m) = r.device_as_motor() {
             let motor = member("Motor");
-            let rpm = motor.column_by_name("rpm").unwrap().as_primitive::<Int32Type>();
-            let t = motor.column_by_name("temperature").unwrap().as_primitive::<Float32Type>();
+            let rpm = motor
+                .column_by_name("rpm")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            let t = motor
+                .column_by_name("temperature")
+                .unwrap()
+                .as_primitive::<Float32Type>();
             assert_eq!((rpm.value(row), t.value(row)), (m.rpm(), m.temperature()));
         }
         if let Some(c) = r.device_as_camera() {
             let camera = member("Camera");
             let lens = camera.column_by_name("lens").unwrap().as_string::<i32>();
             assert_eq!(Some(lens.value(row)), c.lens());
-            let res = camera.column_by_name("resolution").unwrap().as_list::<i32>().value(row);
+            let res = camera
+                .column_by_name("resolution")
+                .unwrap()
+                .as_list::<i32>()
+                .value(row);
             let res: Vec<u16> = res.as_primitive::<UInt16Type>().values().to_vec();
             assert_eq!(res, c.resolution().unwrap().iter().collect::<Vec<_>>());
         }
@@ -260,11 +332,22 @@ fn every_column_equals_what_the_generated_code_reads() {
             assert_eq!(firmware.value(row), f.bytes());
         }
         assert_eq!(col(&batch, "active").as_boolean().value(row), r.active());
-        assert_eq!(col(&batch, "battery").as_primitive::<Float32Type>().value(row), r.battery());
+        assert_eq!(
+            col(&batch, "battery")
+                .as_primitive::<Float32Type>()
+                .value(row),
+            r.battery()
+        );
         let limit = col(&batch, "limit").as_primitive::<Int32Type>();
         assert_eq!(limit.is_valid(row).then(|| limit.value(row)), r.limit());
-        assert_eq!(col(&batch, "offset").as_primitive::<Int64Type>().value(row), r.offset());
-        assert_eq!(col(&batch, "trim").as_primitive::<Int8Type>().value(row), r.trim());
+        assert_eq!(
+            col(&batch, "offset").as_primitive::<Int64Type>().value(row),
+            r.offset()
+        );
+        assert_eq!(
+            col(&batch, "trim").as_primitive::<Int8Type>().value(row),
+            r.trim()
+        );
     }
 }
 
@@ -317,8 +400,14 @@ fn enums_as_integers_keep_the_underlying_width() {
         assert_eq!(color.value(row), r.color().0);
         assert_eq!(status.value(row), r.status().0);
     }
-    let tag = col(&batch, "device").as_struct().column_by_name("type").unwrap();
-    assert_eq!(tag.as_primitive::<UInt8Type>().values().to_vec(), [1, 0, 2, 3]);
+    let tag = col(&batch, "device")
+        .as_struct()
+        .column_by_name("type")
+        .unwrap();
+    assert_eq!(
+        tag.as_primitive::<UInt8Type>().values().to_vec(),
+        [1, 0, 2, 3]
+    );
 }
 
 #[test]
@@ -327,8 +416,15 @@ fn a_projection_reads_only_its_columns_in_its_order() {
     let bytes = stream(&payloads);
     let plan = Plan::new(&schema("fleet.bfbs"), Options::new().offset_column(true)).unwrap();
     assert_eq!(plan.file_schema().fields().len(), 18);
-    let projected = plan.with_projection_names(&["_offset", "trim", "name"]).unwrap();
-    let names: Vec<&str> = projected.schema().fields().iter().map(|f| f.name().as_str()).collect();
+    let projected = plan
+        .with_projection_names(&["_offset", "trim", "name"])
+        .unwrap();
+    let names: Vec<&str> = projected
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
     assert_eq!(names, ["_offset", "trim", "name"]);
     let batch = projected.convert(frames(&bytes)).next().unwrap().unwrap();
     assert_eq!(batch.schema(), *projected.schema());
@@ -340,16 +436,28 @@ fn a_projection_reads_only_its_columns_in_its_order() {
     assert_eq!((batch.num_rows(), batch.num_columns()), (4, 0));
     assert!(matches!(
         plan.with_projection(&[18]),
-        Err(Error::ColumnOutOfRange { index: 18, columns: 18 })
+        Err(Error::ColumnOutOfRange {
+            index: 18,
+            columns: 18
+        })
     ));
-    assert!(matches!(plan.with_projection_names(&["nope"]), Err(Error::UnknownColumn { .. })));
+    assert!(matches!(
+        plan.with_projection_names(&["nope"]),
+        Err(Error::UnknownColumn { .. })
+    ));
 }
 
 #[test]
 fn another_root_type_converts_that_table() {
     let mut b = FlatBufferBuilder::new();
     let name = b.create_string("imu");
-    let s = Sensor::create(&mut b, &SensorArgs { name: Some(name), readings: None });
+    let s = Sensor::create(
+        &mut b,
+        &SensorArgs {
+            name: Some(name),
+            readings: None,
+        },
+    );
     b.finish(s, None);
     let bytes = stream(&[b.finished_data().to_vec()]);
     let plan = Plan::new(&schema("fleet.bfbs"), Options::new().root_type("Sensor")).unwrap();

@@ -10,7 +10,11 @@ use flatstream_arrow::BinarySchema;
 
 /// A schema of examples/.
 pub fn schema(name: &str) -> BinarySchema {
-    BinarySchema::load(format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    BinarySchema::load(format!(
+        "{}/../../examples/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
 }
 
 /// Frames without checksums around `payloads`.
@@ -24,9 +28,7 @@ pub fn stream(payloads: &[Vec<u8>]) -> Vec<u8> {
 }
 
 /// The frames of `bytes` as `(offset, payload)`.
-pub fn frames(
-    bytes: &[u8],
-) -> impl Iterator<Item = Result<(u64, &[u8]), flatstream::Error>> + '_ {
+pub fn frames(bytes: &[u8]) -> impl Iterator<Item = Result<(u64, &[u8]), flatstream::Error>> + '_ {
     let mut frames = Frames::new(bytes, DefaultDeframer);
     std::iter::from_fn(move || {
         let offset = frames.position();
