@@ -103,6 +103,7 @@ mod plan;
 mod read;
 mod schema;
 mod verified;
+mod verify;
 
 pub use error::{Error, Result};
 pub use options::{Enums, Options};

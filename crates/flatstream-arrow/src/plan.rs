@@ -2,17 +2,16 @@
 
 use crate::column::TableCol;
 use crate::compile::{self, Compiler};
-use crate::error::{Error, Result, sentence};
+use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::schema::BinarySchema;
 use crate::verified::SchemaBytes;
+use crate::verify::FrameVerifier;
 use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::types::UInt64Type;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
-use flatbuffers::VerifierOptions;
-use flatbuffers_reflection::{FlatbufferError, SafeBuffer};
 use std::sync::Arc;
 
 /// The name of the column holding each row's frame offset ([`Options::offset_column`]).
@@ -41,6 +40,7 @@ struct Inner {
     root_name: String,
     options: Options,
     recursive: Vec<bool>,
+    verifier: FrameVerifier,
     file_schema: SchemaRef,
     /// The number of columns that are fields (the offset column comes after them).
     fields: usize,
@@ -55,6 +55,7 @@ impl Plan {
         let (root, bytes) = schema.rooted(options.root_type.as_deref())?;
         let reflection = bytes.schema();
         let recursive = compile::recursive_tables(&reflection);
+        let verifier = FrameVerifier::new(&reflection, root);
         let root_name = reflection.objects().get(root).name().to_owned();
         let mut compiler = Compiler::new(reflection, options.enums, &recursive);
         let table = compiler.table(root, false, "")?;
@@ -76,6 +77,7 @@ impl Plan {
             root_name,
             options: options.clone(),
             recursive,
+            verifier,
             file_schema: file_schema.clone(),
             fields: field_count,
         });
@@ -196,7 +198,6 @@ impl Plan {
             rows: 0,
             skipped: 0,
             poisoned: None,
-            verifier: VerifierOptions::default(),
         }
     }
 
@@ -236,7 +237,6 @@ pub struct Converter {
     rows: usize,
     skipped: u64,
     poisoned: Option<u64>,
-    verifier: VerifierOptions,
 }
 
 impl Converter {
@@ -252,7 +252,8 @@ impl Converter {
         if let Some(offset) = self.poisoned {
             return Err(Error::Poisoned { offset });
         }
-        if let Err(reason) = self.verify(payload) {
+        let inner = &*self.plan.inner;
+        if let Err(reason) = inner.verifier.verify(&inner.bytes.schema(), payload) {
             if self.plan.inner.options.skip_invalid {
                 self.skipped += 1;
                 return Ok(false);
@@ -279,30 +280,6 @@ impl Converter {
         }
         self.rows += 1;
         Ok(true)
-    }
-
-    fn verify(&self, payload: &[u8]) -> std::result::Result<(), String> {
-        let schema = self.plan.inner.bytes.schema();
-        let options = &self.verifier;
-        // The reflection verifier indexes a union's members with the type it reads from the
-        // buffer, and panics on one the union does not have: caught, and reported as invalid.
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            SafeBuffer::new_with_options(payload, &schema, options).map(drop)
-        }));
-        match outcome {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(FlatbufferError::VerificationError(e))) => Err(sentence(&e.to_string())),
-            Ok(Err(FlatbufferError::InvalidSchema)) if payload.len() < 4 => Err(format!(
-                "its {} bytes are too few for a FlatBuffer (4 at least)",
-                payload.len()
-            )),
-            Ok(Err(e)) => Err(sentence(&e.to_string())),
-            Err(_) => Err(
-                "the reflection verifier failed on it (a union type the union does \
-                           not have?)"
-                    .to_owned(),
-            ),
-        }
     }
 
     /// The rows appended since the last [`finish`](Self::finish).

@@ -469,3 +469,38 @@ fn another_root_type_converts_that_table() {
         Err(Error::UnknownRootType { .. })
     ));
 }
+
+#[test]
+fn a_union_type_the_union_does_not_have_is_an_invalid_frame() {
+    let mut b = FlatBufferBuilder::new();
+    let name = b.create_string("odd");
+    let m = Motor::create(
+        &mut b,
+        &MotorArgs {
+            rpm: 1,
+            temperature: 2.0,
+        },
+    );
+    let r = Robot::create(
+        &mut b,
+        &RobotArgs {
+            name: Some(name),
+            device_type: Device(9),
+            device: Some(m.as_union_value()),
+            ..Default::default()
+        },
+    );
+    b.finish(r, None);
+    let bytes = stream(&[b.finished_data().to_vec()]);
+    let plan = Plan::new(&schema("fleet.bfbs"), &Options::new()).unwrap();
+    match plan.convert(frames(&bytes)).next() {
+        // Found before the reflection verifier, which would panic on it (caught, but printed).
+        Some(Err(Error::InvalidFrame {
+            offset: 0, reason, ..
+        })) => assert!(
+            reason.ends_with("9 is not a type of the union `fleet.Device`"),
+            "{reason}"
+        ),
+        other => panic!("expected an invalid frame, got {other:?}"),
+    }
+}
