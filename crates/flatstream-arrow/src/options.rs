@@ -20,7 +20,6 @@ pub enum Enums {
 ///
 /// let mut options = Options::new();
 /// options.root_type("fleet.Robot").offset_column(true).enums(Enums::Integers);
-/// assert_eq!(options.batch_size_value(), 8192);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -80,14 +79,10 @@ impl Options {
     }
 
     /// The number of rows of a batch that [`Plan::convert`](crate::Plan::convert) yields (the
-    /// last may have fewer), at least 1. Default: 8192, DataFusion's default batch size.
+    /// last may have fewer), at least 1; [`Plan::with_batch_size`](crate::Plan::with_batch_size)
+    /// changes it for a scan. Default: 8192, DataFusion's default batch size.
     pub fn batch_size(&mut self, rows: usize) -> &mut Self {
         self.batch_size = rows.max(1);
         self
-    }
-
-    /// The batch size set.
-    pub fn batch_size_value(&self) -> usize {
-        self.batch_size
     }
 }

@@ -30,6 +30,7 @@ pub struct Plan {
     inner: Arc<Inner>,
     projection: Arc<[usize]>,
     schema: SchemaRef,
+    batch_size: usize,
 }
 
 #[derive(Debug)]
@@ -85,6 +86,7 @@ impl Plan {
             inner,
             projection,
             schema: file_schema,
+            batch_size: options.batch_size,
         })
     }
 
@@ -108,9 +110,17 @@ impl Plan {
         &self.inner.root_name
     }
 
-    /// The options the plan was compiled with.
-    pub fn options(&self) -> &Options {
-        &self.inner.options
+    /// The rows of a batch of [`convert`](Self::convert) (the last may have fewer).
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// This plan with batches of `rows` rows (at least 1), as a scan asks.
+    pub fn with_batch_size(&self, rows: usize) -> Plan {
+        Plan {
+            batch_size: rows.max(1),
+            ..self.clone()
+        }
     }
 
     /// This plan reading only the columns `columns` (indices into
@@ -130,6 +140,7 @@ impl Plan {
             inner: self.inner.clone(),
             projection: columns.into(),
             schema,
+            batch_size: self.batch_size,
         })
     }
 
@@ -202,7 +213,7 @@ impl Plan {
     }
 
     /// Converts `frames`, each a payload with its frame's offset, into batches of
-    /// [`Options::batch_size`] rows. See [`Batches`].
+    /// [`batch_size`](Self::batch_size) rows. See [`Batches`].
     pub fn convert<'a, I, E>(&self, frames: I) -> Batches<I>
     where
         I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
@@ -338,7 +349,7 @@ fn empty() -> ArrayRef {
 
 /// Batches of converted frames: [`Plan::convert`]'s iterator.
 ///
-/// Each item is a batch of [`Options::batch_size`] rows, the last one shorter. An error (of the
+/// Each item is a batch of [`Plan::batch_size`] rows, the last one shorter. An error (of the
 /// frames, or [`Error::InvalidFrame`]) comes after a batch of the rows before it, so that
 /// none is lost, and ends the iteration.
 #[derive(Debug)]
@@ -370,7 +381,7 @@ where
         if self.done {
             return None;
         }
-        let size = self.converter.plan.inner.options.batch_size;
+        let size = self.converter.plan.batch_size;
         while self.converter.len() < size {
             let failed = match self.frames.next() {
                 None => {

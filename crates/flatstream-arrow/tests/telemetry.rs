@@ -78,6 +78,12 @@ fn every_column_equals_the_generated_readers_in_batches_of_the_size_asked() {
             .collect::<Vec<_>>(),
         [4, 4, 2]
     );
+    let sizes: Vec<usize> = plan
+        .with_batch_size(3)
+        .convert(frames(&bytes))
+        .map(|b| b.unwrap().num_rows())
+        .collect();
+    assert_eq!(sizes, [3, 3, 3, 1]);
     let batch = arrow_select_concat(&batches);
     for (row, payload) in payloads.iter().enumerate() {
         let t = flatbuffers::root::<Telemetry<'_>>(payload).unwrap();
