@@ -55,6 +55,11 @@ const JOBS: &[Job] = &[
         rust: Some("examples/generated"),
         bfbs: Some("examples"),
     },
+    Job {
+        fbs: "crates/flatstream-arrow/tests/schemas/shapes.fbs",
+        rust: Some("crates/flatstream-arrow/tests/schemas"),
+        bfbs: Some("crates/flatstream-arrow/tests/schemas"),
+    },
 ];
 
 /// Regenerates every file of [`JOBS`] with flatc (Rust code formatted with rustfmt); with

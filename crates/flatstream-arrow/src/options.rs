@@ -1,0 +1,88 @@
+//! How a plan converts: [`Options`] and [`Enums`].
+
+/// How enum values become Arrow values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Enums {
+    /// `Dictionary<Int32, Utf8>` of the value names; a value the enum does not name is its
+    /// number as text (`"7"`). The default.
+    #[default]
+    Names,
+    /// The raw integers, at the enum's underlying width (`Int8` for `enum Color : byte`).
+    Integers,
+}
+
+/// The choices of a [`Plan`](crate::Plan). Setters take `&mut self` and return it, so that
+/// options can be built in one expression or changed in steps.
+///
+/// ```
+/// use flatstream_arrow::{Enums, Options};
+///
+/// let mut options = Options::new();
+/// options.root_type("fleet.Robot").offset_column(true).enums(Enums::Integers);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    pub(crate) root_type: Option<String>,
+    pub(crate) enums: Enums,
+    pub(crate) offset_column: bool,
+    pub(crate) skip_invalid: bool,
+    pub(crate) batch_size: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            root_type: None,
+            enums: Enums::Names,
+            offset_column: false,
+            skip_invalid: false,
+            batch_size: 8192,
+        }
+    }
+}
+
+impl Options {
+    /// The defaults: the schema's own root type, enums by name, no offset column, an invalid
+    /// frame is an error, batches of 8192 rows.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The table the frames hold: a full name (`fleet.Robot`) or a name without namespace
+    /// that only one table has. Default: the schema's `root_type`.
+    pub fn root_type(&mut self, name: impl Into<String>) -> &mut Self {
+        self.root_type = Some(name.into());
+        self
+    }
+
+    /// How enums are converted. Default: [`Enums::Names`].
+    pub fn enums(&mut self, enums: Enums) -> &mut Self {
+        self.enums = enums;
+        self
+    }
+
+    /// Whether to add the column [`OFFSET_COLUMN`](crate::OFFSET_COLUMN) (`UInt64`, not null):
+    /// each row's frame offset in its stream, the start of its header. It is the last column.
+    /// Default: off.
+    pub fn offset_column(&mut self, on: bool) -> &mut Self {
+        self.offset_column = on;
+        self
+    }
+
+    /// Whether a frame that fails verification is skipped and counted
+    /// ([`Converter::skipped`](crate::Converter::skipped)) instead of being an
+    /// [`Error::InvalidFrame`](crate::Error::InvalidFrame). Default: off (an error).
+    pub fn skip_invalid(&mut self, on: bool) -> &mut Self {
+        self.skip_invalid = on;
+        self
+    }
+
+    /// The number of rows of a batch that [`Plan::convert`](crate::Plan::convert) yields (the
+    /// last may have fewer), at least 1; [`Plan::with_batch_size`](crate::Plan::with_batch_size)
+    /// changes it for a scan. Default: 8192, DataFusion's default batch size.
+    pub fn batch_size(&mut self, rows: usize) -> &mut Self {
+        self.batch_size = rows.max(1);
+        self
+    }
+}

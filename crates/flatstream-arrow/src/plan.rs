@@ -1,0 +1,409 @@
+//! [`Plan`], [`Converter`] and [`Batches`]: frames in, record batches out.
+
+use crate::column::TableCol;
+use crate::compile::{self, Compiler};
+use crate::error::{Error, Result};
+use crate::options::Options;
+use crate::schema::BinarySchema;
+use crate::verified::SchemaBytes;
+use crate::verify::FrameVerifier;
+use arrow_array::builder::PrimitiveBuilder;
+use arrow_array::types::UInt64Type;
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_buffer::NullBufferBuilder;
+use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use std::sync::Arc;
+
+/// The name of the column holding each row's frame offset ([`Options::offset_column`]).
+pub const OFFSET_COLUMN: &str = "_offset";
+
+/// A schema and root table compiled for conversion, with a projection. Compile it once, then
+/// make a [`Converter`] per stream or per byte range (`Plan` is `Send + Sync` and cheap to
+/// clone: an `Arc` inside).
+///
+/// The columns are the root table's fields in declaration order (a union's `_type` field is
+/// the `type` member of the union's column, not a column of its own), then
+/// [`OFFSET_COLUMN`] if [`Options::offset_column`] is on: [`file_schema`](Self::file_schema).
+/// A projection picks and orders some of them: [`schema`](Self::schema).
+#[derive(Clone, Debug)]
+pub struct Plan {
+    inner: Arc<Inner>,
+    projection: Arc<[usize]>,
+    schema: SchemaRef,
+    batch_size: usize,
+}
+
+#[derive(Debug)]
+struct Inner {
+    /// The schema, rooted at the message table (what the verifier checks frames against).
+    bytes: SchemaBytes,
+    root: usize,
+    root_name: String,
+    options: Options,
+    recursive: Vec<bool>,
+    verifier: FrameVerifier,
+    file_schema: SchemaRef,
+    /// The number of columns that are fields (the offset column comes after them).
+    fields: usize,
+}
+
+impl Plan {
+    /// Compiles `schema` for frames of `options`' root type (by default the schema's own).
+    ///
+    /// Fails if the root type is not a table of the schema, or a field (reachable without
+    /// passing through a recursive table) has a type that cannot be converted.
+    pub fn new(schema: &BinarySchema, options: &Options) -> Result<Plan> {
+        let (root, bytes) = schema.rooted(options.root_type.as_deref())?;
+        let reflection = bytes.schema();
+        let recursive = compile::recursive_tables(&reflection);
+        let verifier = FrameVerifier::new(&reflection, root);
+        let root_name = reflection.objects().get(root).name().to_owned();
+        let mut compiler = Compiler::new(reflection, options.enums, &recursive);
+        let table = compiler.table(root, false, "")?;
+        let mut fields: Vec<Field> = table.fields.iter().map(|f| f.as_ref().clone()).collect();
+        let field_count = fields.len();
+        if options.offset_column {
+            if fields.iter().any(|f| f.name() == OFFSET_COLUMN) {
+                return Err(Error::OffsetColumnTaken {
+                    name: OFFSET_COLUMN.to_owned(),
+                });
+            }
+            fields.push(Field::new(OFFSET_COLUMN, DataType::UInt64, false));
+        }
+        let file_schema = Arc::new(Schema::new(fields));
+        let projection: Arc<[usize]> = (0..file_schema.fields().len()).collect();
+        let inner = Arc::new(Inner {
+            bytes,
+            root,
+            root_name,
+            options: options.clone(),
+            recursive,
+            verifier,
+            file_schema: file_schema.clone(),
+            fields: field_count,
+        });
+        Ok(Plan {
+            inner,
+            projection,
+            schema: file_schema,
+            batch_size: options.batch_size,
+        })
+    }
+
+    /// The schema of every column, before projection: what a table of these frames holds.
+    pub fn file_schema(&self) -> &SchemaRef {
+        &self.inner.file_schema
+    }
+
+    /// The schema of the batches this plan makes: the projected columns, in projection order.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The projection: indices into [`file_schema`](Self::file_schema).
+    pub fn projection(&self) -> &[usize] {
+        &self.projection
+    }
+
+    /// The full name of the table frames hold (`fleet.Robot`).
+    pub fn root_type(&self) -> &str {
+        &self.inner.root_name
+    }
+
+    /// The rows of a batch of [`convert`](Self::convert) (the last may have fewer).
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// This plan with batches of `rows` rows (at least 1), as a scan asks.
+    pub fn with_batch_size(&self, rows: usize) -> Plan {
+        Plan {
+            batch_size: rows.max(1),
+            ..self.clone()
+        }
+    }
+
+    /// This plan reading only the columns `columns` (indices into
+    /// [`file_schema`](Self::file_schema)), in that order. Fields projected out are never
+    /// read, and no builder is made for them. An empty projection gives batches with rows and
+    /// no columns (what `SELECT count(*)` asks for).
+    pub fn with_projection(&self, columns: &[usize]) -> Result<Plan> {
+        let all = self.inner.file_schema.fields();
+        if let Some(&index) = columns.iter().find(|&&i| i >= all.len()) {
+            return Err(Error::ColumnOutOfRange {
+                index,
+                columns: all.len(),
+            });
+        }
+        let schema = Arc::new(self.inner.file_schema.project(columns)?);
+        Ok(Plan {
+            inner: self.inner.clone(),
+            projection: columns.into(),
+            schema,
+            batch_size: self.batch_size,
+        })
+    }
+
+    /// [`with_projection`](Self::with_projection) by column names.
+    pub fn with_projection_names<S: AsRef<str>>(&self, names: &[S]) -> Result<Plan> {
+        let schema = &self.inner.file_schema;
+        let columns = names
+            .iter()
+            .map(|name| {
+                schema
+                    .index_of(name.as_ref())
+                    .map_err(|_| Error::UnknownColumn {
+                        name: name.as_ref().to_owned(),
+                        columns: schema
+                            .fields()
+                            .iter()
+                            .map(|f| f.name().as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.with_projection(&columns)
+    }
+
+    /// A converter: frames appended one at a time, a batch taken when wanted.
+    pub fn converter(&self) -> Converter {
+        let reflection = self.inner.bytes.schema();
+        let root = self.inner.root;
+        let all = compile::columns(&reflection, root);
+        let mut compiler =
+            Compiler::new(reflection, self.inner.options.enums, &self.inner.recursive);
+        let mut slots = Vec::new();
+        let mut children = Vec::new();
+        let mut order = Vec::new();
+        for &column in self.projection.iter() {
+            if column >= self.inner.fields {
+                order.push(Out::Offset);
+                continue;
+            }
+            let field = &all[column];
+            // Compiled once already, in `new`, from the same schema: it cannot fail now.
+            let Ok((slot, col)) = compiler.table_field(field, field.name()) else {
+                unreachable!("a field that compiled in Plan::new");
+            };
+            order.push(Out::Field(children.len()));
+            slots.push(slot);
+            children.push(col);
+        }
+        let offsets = order
+            .iter()
+            .any(|o| matches!(o, Out::Offset))
+            .then(PrimitiveBuilder::new);
+        Converter {
+            plan: self.clone(),
+            root: TableCol {
+                fields: Fields::empty(),
+                slots,
+                children,
+                nulls: NullBufferBuilder::new(0),
+                nullable: false,
+                rows: 0,
+            },
+            order,
+            offsets,
+            rows: 0,
+            skipped: 0,
+            poisoned: None,
+        }
+    }
+
+    /// Converts `frames`, each a payload with its frame's offset, into batches of
+    /// [`batch_size`](Self::batch_size) rows. See [`Batches`].
+    pub fn convert<'a, I, E>(&self, frames: I) -> Batches<I>
+    where
+        I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
+        E: Into<Error>,
+    {
+        Batches {
+            converter: self.converter(),
+            frames,
+            pending: None,
+            done: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Out {
+    Field(usize),
+    Offset,
+}
+
+/// Verifies frames and appends their rows to the projected columns; [`finish`](Self::finish)
+/// takes the rows as a [`RecordBatch`]. Made by [`Plan::converter`].
+///
+/// This is the piece a scan drives: for each frame of its byte range, `append(offset,
+/// payload)`; when [`len`](Self::len) reaches the batch size, `finish()`.
+#[derive(Debug)]
+pub struct Converter {
+    plan: Plan,
+    root: TableCol,
+    order: Vec<Out>,
+    offsets: Option<PrimitiveBuilder<UInt64Type>>,
+    rows: usize,
+    skipped: u64,
+    poisoned: Option<u64>,
+}
+
+impl Converter {
+    /// Verifies `payload`, the payload of the frame at byte `offset`, against the schema and
+    /// appends its row. Returns `Ok(false)` if it failed verification and
+    /// [`Options::skip_invalid`] is on (it is counted in [`skipped`](Self::skipped)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidFrame`] if the payload fails verification (and invalid frames are not
+    /// skipped): nothing is appended. [`Error::Read`] if a verified payload cannot be read
+    /// (a bug); the converter then refuses every further call with [`Error::Poisoned`].
+    pub fn append(&mut self, offset: u64, payload: &[u8]) -> Result<bool> {
+        if let Some(offset) = self.poisoned {
+            return Err(Error::Poisoned { offset });
+        }
+        let inner = &*self.plan.inner;
+        if let Err(reason) = inner.verifier.verify(&inner.bytes.schema(), payload) {
+            if self.plan.inner.options.skip_invalid {
+                self.skipped += 1;
+                return Ok(false);
+            }
+            return Err(Error::InvalidFrame {
+                offset,
+                table: self.plan.inner.root_name.clone(),
+                reason,
+            });
+        }
+        let read = crate::read::follow(payload, 0).and_then(|root| {
+            if self.root.children.is_empty() {
+                Ok(())
+            } else {
+                self.root.append_at(payload, root)
+            }
+        });
+        if let Err(reason) = read {
+            self.poisoned = Some(offset);
+            return Err(Error::Read { offset, reason });
+        }
+        if let Some(offsets) = &mut self.offsets {
+            offsets.append_value(offset);
+        }
+        self.rows += 1;
+        Ok(true)
+    }
+
+    /// The rows appended since the last [`finish`](Self::finish).
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    /// Whether no row was appended since the last [`finish`](Self::finish).
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The frames skipped as invalid so far (with [`Options::skip_invalid`]), over the
+    /// converter's life.
+    pub fn skipped(&self) -> u64 {
+        self.skipped
+    }
+
+    /// The plan this converter follows.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Takes the rows appended since the last call as a batch of the plan's
+    /// [`schema`](Plan::schema) (possibly of 0 rows).
+    pub fn finish(&mut self) -> Result<RecordBatch> {
+        if let Some(offset) = self.poisoned {
+            return Err(Error::Poisoned { offset });
+        }
+        let mut fields = self.root.finish_columns()?;
+        let mut offsets = self
+            .offsets
+            .as_mut()
+            .map(|b| Arc::new(b.finish()) as ArrayRef);
+        let columns: Vec<ArrayRef> = self
+            .order
+            .iter()
+            .map(|out| match *out {
+                Out::Field(i) => std::mem::replace(&mut fields[i], empty()),
+                Out::Offset => offsets.clone().unwrap_or_else(empty),
+            })
+            .collect();
+        offsets.take();
+        let rows = std::mem::take(&mut self.rows);
+        Ok(RecordBatch::try_new_with_options(
+            self.plan.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )?)
+    }
+}
+
+fn empty() -> ArrayRef {
+    Arc::new(arrow_array::NullArray::new(0))
+}
+
+/// Batches of converted frames: [`Plan::convert`]'s iterator.
+///
+/// Each item is a batch of [`Plan::batch_size`] rows, the last one shorter. An error (of the
+/// frames, or [`Error::InvalidFrame`]) comes after a batch of the rows before it, so that
+/// none is lost, and ends the iteration.
+#[derive(Debug)]
+pub struct Batches<I> {
+    converter: Converter,
+    frames: I,
+    pending: Option<Error>,
+    done: bool,
+}
+
+impl<I> Batches<I> {
+    /// The frames skipped as invalid so far (with [`Options::skip_invalid`]).
+    pub fn skipped(&self) -> u64 {
+        self.converter.skipped()
+    }
+}
+
+impl<'a, I, E> Iterator for Batches<I>
+where
+    I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
+    E: Into<Error>,
+{
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.pending.take() {
+            return Some(Err(e));
+        }
+        if self.done {
+            return None;
+        }
+        let size = self.converter.plan.batch_size;
+        while self.converter.len() < size {
+            let failed = match self.frames.next() {
+                None => {
+                    self.done = true;
+                    break;
+                }
+                Some(Ok((offset, payload))) => match self.converter.append(offset, payload) {
+                    Ok(_) => continue,
+                    Err(e) => e,
+                },
+                Some(Err(e)) => e.into(),
+            };
+            self.done = true;
+            if self.converter.is_empty() || matches!(failed, Error::Read { .. }) {
+                return Some(Err(failed));
+            }
+            self.pending = Some(failed);
+            break;
+        }
+        if self.converter.is_empty() {
+            return None;
+        }
+        Some(self.converter.finish())
+    }
+}

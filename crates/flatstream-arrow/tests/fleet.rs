@@ -1,0 +1,506 @@
+//! Every column of the fleet schema (examples/fleet.fbs: nested tables, vectors of every kind,
+//! enums, a union, structs in structs, an optional scalar, bytes, a recursive table) compared,
+//! row by row, with the values flatc's generated code reads from the same payloads: the values
+//! `flatstream cat --schema` prints for them.
+
+mod common;
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
+use common::{enum_name, frames, schema, stream};
+use flatbuffers::FlatBufferBuilder;
+use flatstream_arrow::{Enums, Error, Options, Plan};
+
+#[allow(
+    unsafe_code,
+    unused_imports,
+    dead_code,
+    non_camel_case_types,
+    non_snake_case,
+    rust_2018_idioms,
+    clippy::all,
+    clippy::undocumented_unsafe_blocks,
+    missing_docs,
+    unreachable_pub
+)]
+#[path = "../../../examples/generated/fleet_generated.rs"]
+mod fleet_generated;
+use fleet_generated::fleet::*;
+
+/// Robots covering each shape: every field set (with a Sensor), nothing but the required name
+/// (defaults), a Motor with a parent, a Camera with an enum value the enum does not name.
+fn robots() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for kind in 0..4 {
+        let mut b = FlatBufferBuilder::new();
+        let parent = (kind == 2).then(|| {
+            let name = b.create_string("mother");
+            Robot::create(
+                &mut b,
+                &RobotArgs {
+                    id: 99,
+                    name: Some(name),
+                    ..Default::default()
+                },
+            )
+        });
+        let name = b.create_string(&format!("robot-{kind}"));
+        let mut args = RobotArgs {
+            name: Some(name),
+            parent,
+            ..Default::default()
+        };
+        if kind == 0 {
+            let t: Vec<_> = ["a", "bé"].iter().map(|s| b.create_string(s)).collect();
+            args.tags = Some(b.create_vector(&t));
+            args.colors = Some(b.create_vector(&[Color::Blue, Color::Red]));
+            let sname = b.create_string("lidar");
+            let readings = b.create_vector(&[1.5f64, -2.25]);
+            let s1 = Sensor::create(
+                &mut b,
+                &SensorArgs {
+                    name: Some(sname),
+                    readings: Some(readings),
+                },
+            );
+            let s2 = Sensor::create(&mut b, &SensorArgs::default());
+            args.sensors = Some(b.create_vector(&[s1, s2]));
+            args.waypoints =
+                Some(b.create_vector(&[Vec3::new(1.0, 2.0, 3.0), Vec3::new(-1.0, 0.5, 0.25)]));
+            let dname = b.create_string("sonar");
+            let device = Sensor::create(
+                &mut b,
+                &SensorArgs {
+                    name: Some(dname),
+                    readings: None,
+                },
+            );
+            args.device_type = Device::Sensor;
+            args.device = Some(device.as_union_value());
+            args.firmware = Some(b.create_vector(&[0u8, 1, 255]));
+            args.id = u64::MAX;
+            args.color = Color::Red;
+            args.status = Status::Running;
+            args.active = false;
+            args.battery = 0.75;
+            args.limit = Some(-5);
+            args.offset = i64::MIN;
+            args.trim = -128;
+        }
+        let pose = Pose::new(&Vec3::new(4.0, 5.0, 6.0), -7, Color::Blue);
+        if kind == 0 || kind == 3 {
+            args.pose = Some(&pose);
+        }
+        if kind == 2 {
+            let m = Motor::create(
+                &mut b,
+                &MotorArgs {
+                    rpm: 1200,
+                    temperature: 20.5,
+                },
+            );
+            args.device_type = Device::Motor;
+            args.device = Some(m.as_union_value());
+        }
+        if kind == 3 {
+            let resolution = b.create_vector(&[640u16, 480]);
+            let lens = b.create_string("wide");
+            let c = Camera::create(
+                &mut b,
+                &CameraArgs {
+                    resolution: Some(resolution),
+                    lens: Some(lens),
+                },
+            );
+            args.device_type = Device::Camera;
+            args.device = Some(c.as_union_value());
+            args.color = Color(7);
+            args.status = Status(3);
+        }
+        let robot = Robot::create(&mut b, &args);
+        b.finish(robot, None);
+        out.push(b.finished_data().to_vec());
+    }
+    out
+}
+
+fn convert(options: &Options) -> (Vec<Vec<u8>>, RecordBatch) {
+    let payloads = robots();
+    let bytes = stream(&payloads);
+    let plan = Plan::new(&schema("fleet.bfbs"), options).unwrap();
+    let batches: Vec<RecordBatch> = plan
+        .convert(frames(&bytes))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(batches.len(), 1);
+    (payloads, batches.into_iter().next().unwrap())
+}
+
+fn col<'b>(batch: &'b RecordBatch, name: &str) -> &'b ArrayRef {
+    batch
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("no column {name}"))
+}
+
+fn color_name(c: Color) -> String {
+    c.variant_name()
+        .map_or_else(|| c.0.to_string(), str::to_owned)
+}
+
+fn status_name(s: Status) -> String {
+    s.variant_name()
+        .map_or_else(|| s.0.to_string(), str::to_owned)
+}
+
+#[test]
+fn every_column_equals_what_the_generated_code_reads() {
+    let (payloads, batch) = convert(&Options::new());
+    assert_eq!(batch.num_rows(), payloads.len());
+    let schema = batch.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "id",
+            "name",
+            "color",
+            "status",
+            "pose",
+            "tags",
+            "colors",
+            "sensors",
+            "waypoints",
+            "device",
+            "parent",
+            "firmware",
+            "active",
+            "battery",
+            "limit",
+            "offset",
+            "trim"
+        ]
+    );
+    for (row, payload) in payloads.iter().enumerate() {
+        let r = flatbuffers::root::<Robot<'_>>(payload).unwrap();
+        assert_eq!(
+            col(&batch, "id").as_primitive::<UInt64Type>().value(row),
+            r.id()
+        );
+        assert_eq!(col(&batch, "name").as_string::<i32>().value(row), r.name());
+        assert_eq!(
+            enum_name(col(&batch, "color"), row).unwrap(),
+            color_name(r.color())
+        );
+        assert_eq!(
+            enum_name(col(&batch, "status"), row).unwrap(),
+            status_name(r.status())
+        );
+
+        let pose = col(&batch, "pose").as_struct();
+        assert_eq!(pose.is_valid(row), r.pose().is_some());
+        if let Some(p) = r.pose() {
+            let position = pose.column_by_name("position").unwrap().as_struct();
+            for (axis, v) in [
+                ("x", p.position().x()),
+                ("y", p.position().y()),
+                ("z", p.position().z()),
+            ] {
+                let a = position
+                    .column_by_name(axis)
+                    .unwrap()
+                    .as_primitive::<Float32Type>();
+                assert_eq!(a.value(row), v);
+            }
+            let heading = pose
+                .column_by_name("heading")
+                .unwrap()
+                .as_primitive::<Int16Type>();
+            assert_eq!(heading.value(row), p.heading());
+            assert_eq!(
+                enum_name(pose.column_by_name("color").unwrap(), row).unwrap(),
+                color_name(p.color())
+            );
+        }
+
+        let tags = col(&batch, "tags").as_list::<i32>();
+        assert_eq!(tags.is_valid(row), r.tags().is_some());
+        if let Some(t) = r.tags() {
+            let got = tags.value(row);
+            let got = got.as_string::<i32>();
+            assert_eq!(
+                got.iter().flatten().collect::<Vec<_>>(),
+                t.iter().collect::<Vec<_>>()
+            );
+        }
+
+        let colors = col(&batch, "colors").as_list::<i32>();
+        assert_eq!(colors.is_valid(row), r.colors().is_some());
+        if let Some(c) = r.colors() {
+            let got = colors.value(row);
+            let got: Vec<String> = (0..got.len())
+                .map(|i| enum_name(&got, i).unwrap())
+                .collect();
+            assert_eq!(got, c.iter().map(color_name).collect::<Vec<_>>());
+        }
+
+        let sensors = col(&batch, "sensors").as_list::<i32>();
+        assert_eq!(sensors.is_valid(row), r.sensors().is_some());
+        if let Some(s) = r.sensors() {
+            let got = sensors.value(row);
+            let got = got.as_struct();
+            assert_eq!(got.len(), s.len());
+            for (i, sensor) in s.iter().enumerate() {
+                check_sensor(got, i, sensor);
+            }
+        }
+
+        let waypoints = col(&batch, "waypoints").as_list::<i32>();
+        assert_eq!(waypoints.is_valid(row), r.waypoints().is_some());
+        if let Some(w) = r.waypoints() {
+            let got = waypoints.value(row);
+            let got = got.as_struct();
+            let x = got
+                .column_by_name("x")
+                .unwrap()
+                .as_primitive::<Float32Type>();
+            let z = got
+                .column_by_name("z")
+                .unwrap()
+                .as_primitive::<Float32Type>();
+            let want: Vec<(f32, f32)> = w.iter().map(|p| (p.x(), p.z())).collect();
+            let have: Vec<(f32, f32)> = (0..got.len()).map(|i| (x.value(i), z.value(i))).collect();
+            assert_eq!(have, want);
+        }
+
+        let device = col(&batch, "device").as_struct();
+        assert_eq!(device.is_valid(row), r.device_type() != Device::NONE);
+        assert_eq!(
+            enum_name(device.column_by_name("type").unwrap(), row).unwrap(),
+            r.device_type().variant_name().unwrap()
+        );
+        let member = |name: &str| device.column_by_name(name).unwrap().as_struct().clone();
+        assert_eq!(
+            member("Sensor").is_valid(row),
+            r.device_as_sensor().is_some()
+        );
+        assert_eq!(member("Motor").is_valid(row), r.device_as_motor().is_some());
+        assert_eq!(
+            member("Camera").is_valid(row),
+            r.device_as_camera().is_some()
+        );
+        if let Some(s) = r.device_as_sensor() {
+            check_sensor(&member("Sensor"), row, s);
+        }
+        if let Some(m) = r.device_as_motor() {
+            let motor = member("Motor");
+            let rpm = motor
+                .column_by_name("rpm")
+                .unwrap()
+                .as_primitive::<Int32Type>();
+            let t = motor
+                .column_by_name("temperature")
+                .unwrap()
+                .as_primitive::<Float32Type>();
+            assert_eq!((rpm.value(row), t.value(row)), (m.rpm(), m.temperature()));
+        }
+        if let Some(c) = r.device_as_camera() {
+            let camera = member("Camera");
+            let lens = camera.column_by_name("lens").unwrap().as_string::<i32>();
+            assert_eq!(Some(lens.value(row)), c.lens());
+            let res = camera
+                .column_by_name("resolution")
+                .unwrap()
+                .as_list::<i32>()
+                .value(row);
+            let res: Vec<u16> = res.as_primitive::<UInt16Type>().values().to_vec();
+            assert_eq!(res, c.resolution().unwrap().iter().collect::<Vec<_>>());
+        }
+
+        // A recursive table: the payload with its root offset pointing at the parent.
+        let parent = col(&batch, "parent").as_binary::<i32>();
+        assert_eq!(parent.is_valid(row), r.parent().is_some());
+        if let Some(p) = r.parent() {
+            let bytes = parent.value(row);
+            let read = flatbuffers::root::<Robot<'_>>(bytes).unwrap();
+            assert_eq!((read.id(), read.name()), (p.id(), p.name()));
+        }
+
+        let firmware = col(&batch, "firmware").as_binary::<i32>();
+        assert_eq!(firmware.is_valid(row), r.firmware().is_some());
+        if let Some(f) = r.firmware() {
+            assert_eq!(firmware.value(row), f.bytes());
+        }
+        assert_eq!(col(&batch, "active").as_boolean().value(row), r.active());
+        assert_eq!(
+            col(&batch, "battery")
+                .as_primitive::<Float32Type>()
+                .value(row),
+            r.battery()
+        );
+        let limit = col(&batch, "limit").as_primitive::<Int32Type>();
+        assert_eq!(limit.is_valid(row).then(|| limit.value(row)), r.limit());
+        assert_eq!(
+            col(&batch, "offset").as_primitive::<Int64Type>().value(row),
+            r.offset()
+        );
+        assert_eq!(
+            col(&batch, "trim").as_primitive::<Int8Type>().value(row),
+            r.trim()
+        );
+    }
+}
+
+fn check_sensor(got: &StructArray, i: usize, sensor: Sensor<'_>) {
+    let name = got.column_by_name("name").unwrap().as_string::<i32>();
+    assert_eq!(name.is_valid(i).then(|| name.value(i)), sensor.name());
+    let readings = got.column_by_name("readings").unwrap().as_list::<i32>();
+    assert_eq!(readings.is_valid(i), sensor.readings().is_some());
+    if let Some(want) = sensor.readings() {
+        let have = readings.value(i);
+        assert_eq!(
+            have.as_primitive::<Float64Type>().values().to_vec(),
+            want.iter().collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn absent_fields_read_as_their_defaults_and_nulls() {
+    let (_, batch) = convert(&Options::new());
+    // Row 1 holds only its name.
+    let row = 1;
+    assert_eq!(enum_name(col(&batch, "color"), row).unwrap(), "Green"); // `= Green`
+    assert!(col(&batch, "active").as_boolean().value(row)); // `= true`
+    assert_eq!(col(&batch, "id").as_primitive::<UInt64Type>().value(row), 0);
+    assert!(col(&batch, "limit").is_null(row)); // `= null`
+    for name in ["pose", "tags", "sensors", "device", "parent", "firmware"] {
+        assert!(col(&batch, name).is_null(row), "{name}");
+    }
+    let schema = batch.schema();
+    assert!(!schema.field_with_name("active").unwrap().is_nullable());
+    assert!(!schema.field_with_name("name").unwrap().is_nullable()); // required
+    assert!(schema.field_with_name("limit").unwrap().is_nullable());
+}
+
+#[test]
+fn an_enum_value_without_a_name_is_its_number_as_text() {
+    let (_, batch) = convert(&Options::new());
+    assert_eq!(enum_name(col(&batch, "color"), 3).unwrap(), "7");
+    assert_eq!(enum_name(col(&batch, "status"), 3).unwrap(), "3");
+}
+
+#[test]
+fn enums_as_integers_keep_the_underlying_width() {
+    let (payloads, batch) = convert(Options::new().enums(Enums::Integers));
+    let color = col(&batch, "color").as_primitive::<Int8Type>();
+    let status = col(&batch, "status").as_primitive::<UInt16Type>();
+    for (row, payload) in payloads.iter().enumerate() {
+        let r = flatbuffers::root::<Robot<'_>>(payload).unwrap();
+        assert_eq!(color.value(row), r.color().0);
+        assert_eq!(status.value(row), r.status().0);
+    }
+    let tag = col(&batch, "device")
+        .as_struct()
+        .column_by_name("type")
+        .unwrap();
+    assert_eq!(
+        tag.as_primitive::<UInt8Type>().values().to_vec(),
+        [1, 0, 2, 3]
+    );
+}
+
+#[test]
+fn a_projection_reads_only_its_columns_in_its_order() {
+    let payloads = robots();
+    let bytes = stream(&payloads);
+    let plan = Plan::new(&schema("fleet.bfbs"), Options::new().offset_column(true)).unwrap();
+    assert_eq!(plan.file_schema().fields().len(), 18);
+    let projected = plan
+        .with_projection_names(&["_offset", "trim", "name"])
+        .unwrap();
+    let names: Vec<&str> = projected
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().as_str())
+        .collect();
+    assert_eq!(names, ["_offset", "trim", "name"]);
+    let batch = projected.convert(frames(&bytes)).next().unwrap().unwrap();
+    assert_eq!(batch.schema(), *projected.schema());
+    assert_eq!(batch.column(2).as_string::<i32>().value(1), "robot-1");
+    // A column not projected has no builder: the batch holds the three arrays only.
+    assert_eq!(batch.num_columns(), 3);
+    let empty = plan.with_projection(&[]).unwrap();
+    let batch = empty.convert(frames(&bytes)).next().unwrap().unwrap();
+    assert_eq!((batch.num_rows(), batch.num_columns()), (4, 0));
+    assert!(matches!(
+        plan.with_projection(&[18]),
+        Err(Error::ColumnOutOfRange {
+            index: 18,
+            columns: 18
+        })
+    ));
+    assert!(matches!(
+        plan.with_projection_names(&["nope"]),
+        Err(Error::UnknownColumn { .. })
+    ));
+}
+
+#[test]
+fn another_root_type_converts_that_table() {
+    let mut b = FlatBufferBuilder::new();
+    let name = b.create_string("imu");
+    let s = Sensor::create(
+        &mut b,
+        &SensorArgs {
+            name: Some(name),
+            readings: None,
+        },
+    );
+    b.finish(s, None);
+    let bytes = stream(&[b.finished_data().to_vec()]);
+    let plan = Plan::new(&schema("fleet.bfbs"), Options::new().root_type("Sensor")).unwrap();
+    assert_eq!(plan.root_type(), "fleet.Sensor");
+    let batch = plan.convert(frames(&bytes)).next().unwrap().unwrap();
+    assert_eq!(batch.column(0).as_string::<i32>().value(0), "imu");
+    assert!(matches!(
+        Plan::new(&schema("fleet.bfbs"), Options::new().root_type("Vec3")),
+        Err(Error::UnknownRootType { .. })
+    ));
+}
+
+#[test]
+fn a_union_type_the_union_does_not_have_is_an_invalid_frame() {
+    let mut b = FlatBufferBuilder::new();
+    let name = b.create_string("odd");
+    let m = Motor::create(
+        &mut b,
+        &MotorArgs {
+            rpm: 1,
+            temperature: 2.0,
+        },
+    );
+    let r = Robot::create(
+        &mut b,
+        &RobotArgs {
+            name: Some(name),
+            device_type: Device(9),
+            device: Some(m.as_union_value()),
+            ..Default::default()
+        },
+    );
+    b.finish(r, None);
+    let bytes = stream(&[b.finished_data().to_vec()]);
+    let plan = Plan::new(&schema("fleet.bfbs"), &Options::new()).unwrap();
+    match plan.convert(frames(&bytes)).next() {
+        // Found before the reflection verifier, which would panic on it (caught, but printed).
+        Some(Err(Error::InvalidFrame {
+            offset: 0, reason, ..
+        })) => assert!(
+            reason.ends_with("9 is not a type of the union `fleet.Device`"),
+            "{reason}"
+        ),
+        other => panic!("expected an invalid frame, got {other:?}"),
+    }
+}
