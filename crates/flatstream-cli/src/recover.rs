@@ -348,6 +348,11 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
     })
 }
 
+/// `1 frame`, `2 frames`: a count and its noun.
+fn counted(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The report goes to stdout, or to stderr when stdout carries the salvaged stream.
 fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failure> {
     let mut text = Vec::new();
@@ -358,12 +363,11 @@ fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failu
         let r = report;
         let _ = writeln!(
             text,
-            "kept {} frames ({}) into {}; skipped {} bytes in {} range(s){}",
-            r.frames,
-            r.framing,
+            "kept {} into {}; skipped {} in {}{}",
+            counted(r.frames, "frame") + &format!(" ({})", r.framing),
             if r.output == "-" { "stdout" } else { &r.output },
-            r.skipped_bytes,
-            r.skipped.len(),
+            counted(r.skipped_bytes, "byte"),
+            counted(r.skipped.len() as u64, "range"),
             if r.skipped.is_empty() { "" } else { ":" }
         );
         for [start, end] in &r.skipped {
