@@ -209,7 +209,7 @@ pub mod write {
 #[cfg(feature = "std")]
 pub mod journal {
     pub use flatstream_core::{
-        FrameAt, Followed, Follower, NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames,
+        Followed, Follower, FrameAt, NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames,
         SyncInterval, SyncPolicy, SyncSink, WatermarkFile, read_watermark,
     };
 }
@@ -218,9 +218,9 @@ pub mod journal {
 /// journal with a torn tail; [`Salvage`](repair::Salvage) keeps every intact frame of a damaged checksummed
 /// stream (see `docs/robustness.md`).
 pub mod repair {
+    pub use flatstream_core::{Recover, Recovery, Salvage, Salvaged, StreamEnd};
     #[cfg(feature = "std")]
     pub use flatstream_core::{RepairPolicy, SalvageReport};
-    pub use flatstream_core::{Recover, Recovery, Salvage, Salvaged, StreamEnd};
 }
 
 /// Splitting: [`SplitFrames`](split::SplitFrames) reads the frames that start in one byte range of a checksummed
