@@ -24,7 +24,7 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 /// * **Decoding** yields `Bytes`. The bound ([`Builder::max_frame_len`], 2 GiB by default as
 ///   for every reader) is checked from the length prefix alone, and the codec never reserves
 ///   what a header claims: the read buffer grows with the bytes received, at most doubling.
-///   Errors the codec raises are [`Error`](flatstream_core::Error) with the offset of the frame in the
+///   Errors the codec raises are [`Error`] with the offset of the frame in the
 ///   stream. A frame rejected for its content by a validating deframer is stepped over; a
 ///   framing error (a length over the bound, a checksum mismatch) leaves the codec at the
 ///   frame, and a stream that ends inside a frame is [`Error::UnexpectedEof`].
