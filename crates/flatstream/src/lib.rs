@@ -53,9 +53,9 @@
 //! | an `AsyncRead` (feature `tokio`) | `tokio::AsyncStreamReader` | `read_message` returns it again |
 //! | tokio-util's `FramedRead` (feature `tokio`) | `tokio::FrameCodec` (`FrameCodec::builder()`) | yields it once, then `None` |
 //! | a file another process appends to | [`journal::Follower`] | waits for the rest of a frame cut short; a corrupt frame is returned again |
-//! | frames at known offsets | [`journal::FrameAt`] | the error for that offset only |
+//! | frames at known offsets | [`journal::FrameAt`] | the error of that offset only; other offsets read as before |
 //! | one byte range of a checksummed stream | [`split::SplitFrames`] | as `Frames` |
-//! | a slice on all cores (feature `rayon`) | `split::ParallelFrames` | the first error ends the run |
+//! | a slice on all cores (feature `rayon`) | `split::ParallelFrames` | returns the first error in stream order, as a sequential read would |
 //! | a stream to check or repair after a crash | [`repair::Recover`] | reports the intact prefix and where it ends |
 //! | a damaged checksummed stream | [`repair::Salvage`] | skips the damage, keeps every intact frame |
 //!
@@ -63,7 +63,7 @@
 //! |---|---|---|
 //! | any `std::io::Write` | [`StreamWriter`] (or [`FrameConfig::writer`]) | a refused payload (over the bound) writes nothing; an I/O error mid-frame is tracked as a torn frame |
 //! | an `AsyncWrite` (feature `tokio`) | `tokio::AsyncStreamWriter` | the same core as `StreamWriter` ([`write::WriterCore`]) |
-//! | tokio-util's `FramedWrite` (feature `tokio`) | `tokio::FrameCodec` | the payload is refused before any byte is written |
+//! | tokio-util's `FramedWrite` (feature `tokio`) | `tokio::FrameCodec` | a payload over the bound is refused and nothing of it is appended |
 //! | a journal that must survive a crash | [`StreamWriter::with_sync`] with a [`journal::SyncPolicy`] | as `StreamWriter`; [`StreamWriter::durable`] says what reached the disk |
 //!
 //! One [`FrameConfig`] (checksum, bound, initial capacity, reclaim policy) builds the sync
