@@ -50,8 +50,8 @@
 //! | a byte slice in memory | [`Frames`] | yields it once, then ends (its `read_message` returns it again) |
 //! | a file, mapped (feature `mmap`) | `read::MappedFile`, then [`Frames`] over its bytes | as `Frames` |
 //! | `bytes::Bytes`, payloads owned (feature `bytes`) | `read::BytesFrames` | as `Frames` |
-//! | an `AsyncRead` (feature `tokio`) | `tokio::AsyncStreamReader` | `read_message` returns it again |
-//! | tokio-util's `FramedRead` (feature `tokio`) | `tokio::FrameCodec` (`FrameCodec::builder()`) | yields it once, then `None` |
+//! | an `AsyncRead` (feature `tokio`) | `tokio::AsyncStreamReader` (or `AsyncStreamReader::from_config`) | `read_message` returns it again |
+//! | tokio-util's `FramedRead` (feature `tokio`) | `tokio::FrameCodec` (`FrameCodec::builder()`, `FrameCodec::from_config`) | yields it once, then `None` |
 //! | a file another process appends to | [`journal::Follower`] | waits for the rest of a frame cut short; a corrupt frame is returned again |
 //! | frames at known offsets | [`journal::FrameAt`] | the error of that offset only; other offsets read as before |
 //! | one byte range of a checksummed stream | [`split::SplitFrames`] | as `Frames` |
@@ -67,7 +67,9 @@
 //! | a journal that must survive a crash | [`StreamWriter::with_sync`] with a [`journal::SyncPolicy`] | as `StreamWriter`; [`StreamWriter::durable`] says what reached the disk |
 //!
 //! One [`FrameConfig`] (checksum, bound, initial capacity, reclaim policy) builds the sync
-//! readers and writers; the tokio codec has its own builder with the same settings.
+//! reader and writer ([`FrameConfig::reader`], [`FrameConfig::writer`]), and with the `tokio`
+//! feature the async reader (`AsyncStreamReader::from_config`) and the codec
+//! (`FrameCodec::from_config`, or `FrameCodec::builder()` in tokio-util's style).
 //!
 //! # Paths
 //!
