@@ -105,11 +105,11 @@
 //! | `crc16` | no | `Crc16` (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
 //! | `crc32c` | no | `Crc32c` (CRC-32C, 4 bytes) | only in streams framed with it |
 //! | `all_checksums` | no | all four | only in streams framed with them |
-//! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
-//! | `tokio` | no | `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` (the `flatstream-tokio` crate) | no |
-//! | `rayon` | no | `ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`split::SplitFrames`], unordered or in stream order | no |
-//! | `mmap` | no | `MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) where possible, read into memory where not; its one risk is documented on it | no |
-//! | `unchecked` | no | `UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
+//! | `bytes` | no | `read::BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
+//! | `tokio` | no | the `tokio` module: `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` | no |
+//! | `rayon` | no | `split::ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`split::SplitFrames`], unordered or in stream order | no |
+//! | `mmap` | no | `read::MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) where possible, read into memory where not; its one risk is documented on it | no |
+//! | `unchecked` | no | `read::UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash`): `MappedFile`
 //! maps it (or reads it into memory where it cannot be mapped, such as a pipe), and
