@@ -6,9 +6,8 @@
 //! ```
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{
-    DefaultDeframer, DefaultFramer, DeframerExt, Error, FramerExt, StreamReader, StreamWriter,
-};
+use flatstream::adapters::{DeframerExt, FramerExt};
+use flatstream::{DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter};
 
 #[path = "telemetry_schema.rs"]
 mod telemetry_schema;

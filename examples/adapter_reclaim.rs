@@ -6,9 +6,9 @@
 //! ```
 
 use flatbuffers::FlatBufferBuilder;
+use flatstream::read::{ReclaimExt, ShrinkAfter};
 use flatstream::{
-    DefaultDeframer, DefaultFramer, Error, ReclaimExt, ShrinkAfter, StreamReader, StreamSerialize,
-    StreamWriter,
+    DefaultDeframer, DefaultFramer, Error, StreamReader, StreamSerialize, StreamWriter,
 };
 
 #[path = "telemetry_schema.rs"]

@@ -6,16 +6,15 @@
 //! ```
 
 use flatbuffers::{FlatBufferBuilder, VerifierOptions};
-use flatstream::{
-    DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter, TypedReaderExt,
-};
+use flatstream::read::TypedReaderExt;
+use flatstream::{DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter};
 
 #[path = "telemetry_schema.rs"]
 mod telemetry_schema;
 use telemetry_schema::{Telemetry, TelemetryArgs};
 
 // `Telemetry<'buf>` for any payload lifetime: what the typed readers need.
-flatstream::stream_deserialize!(Telemetry);
+flatstream::read::stream_deserialize!(Telemetry);
 
 fn main() -> Result<(), Error> {
     let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);

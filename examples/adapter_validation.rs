@@ -7,10 +7,10 @@
 //! ```
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{
-    DefaultDeframer, DefaultFramer, DeframerExt, Error, FramerExt, SizeValidator, StreamReader,
-    StreamWriter, StructuralValidator, TypedValidator,
+use flatstream::adapters::{
+    DeframerExt, FramerExt, SizeValidator, StructuralValidator, TypedValidator,
 };
+use flatstream::{DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter};
 
 #[path = "telemetry_schema.rs"]
 mod telemetry_schema;

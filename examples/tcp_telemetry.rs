@@ -13,10 +13,8 @@
 
 use bytes::Bytes;
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{
-    AsyncStreamWriter, ChecksumDeframer, ChecksumFramer, Error, FrameCodec, Result,
-    StreamSerialize, XxHash64,
-};
+use flatstream::tokio::{AsyncStreamWriter, FrameCodec};
+use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Result, StreamSerialize, XxHash64};
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
 use tokio::io::BufWriter;

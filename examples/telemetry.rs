@@ -16,9 +16,9 @@
 //! by flatc 25.12.19 (`cargo xtask flatc` regenerates it).
 
 use flatbuffers::{FlatBufferBuilder, VerifierOptions};
+use flatstream::checksum::AnyChecksum;
 use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, Result, StreamReader, StreamSerialize,
-    StreamWriter,
+    ChecksumDeframer, ChecksumFramer, Result, StreamReader, StreamSerialize, StreamWriter,
 };
 use std::fs::File;
 use std::io::BufWriter;
@@ -89,8 +89,8 @@ struct Args {
 
 /// Reads the command line: `Ok(None)` for `--help`, `Err` with one line for a bad argument.
 fn parse_args(args: impl IntoIterator<Item = String>) -> std::result::Result<Option<Args>, String> {
-    let mut checksum =
-        AnyChecksum::new(flatstream::ChecksumKind::XxHash64).map_err(|e| e.to_string())?;
+    let mut checksum = AnyChecksum::new(flatstream::checksum::ChecksumKind::XxHash64)
+        .map_err(|e| e.to_string())?;
     let mut positional = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -227,7 +227,7 @@ fn run(args: Args) -> std::result::Result<(), Box<dyn std::error::Error>> {
     let per_payload = payload_bytes as f64 / count.max(1) as f64;
     println!(
         "  bytes           {bytes} ({per_frame:.1} per frame on average: {}-byte header + {per_payload:.1}-byte FlatBuffer)",
-        4 + flatstream::Checksum::size(&checksum)
+        4 + flatstream::checksum::Checksum::size(&checksum)
     );
     for (what, time) in [("write", write_time), ("read+verify", read_time)] {
         let secs = time.as_secs_f64();
@@ -270,10 +270,16 @@ mod tests {
     #[test]
     fn arguments_are_read_and_bad_ones_are_one_line() {
         let args = parse("-c crc32 42 /tmp/x").unwrap().unwrap();
-        assert_eq!(args.checksum.kind(), flatstream::ChecksumKind::Crc32);
+        assert_eq!(
+            args.checksum.kind(),
+            flatstream::checksum::ChecksumKind::Crc32
+        );
         assert_eq!((args.count, args.path), (42, Some(PathBuf::from("/tmp/x"))));
         let args = parse("").unwrap().unwrap();
-        assert_eq!(args.checksum.kind(), flatstream::ChecksumKind::XxHash64);
+        assert_eq!(
+            args.checksum.kind(),
+            flatstream::checksum::ChecksumKind::XxHash64
+        );
         assert_eq!((args.count, args.path), (1_000_000, None));
         for (line, error) in [
             ("abc", "MESSAGES must be a whole number, not \"abc\""),

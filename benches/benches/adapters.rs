@@ -10,10 +10,12 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
+use flatstream::adapters::{
+    DeframerExt, FramerExt, SizeValidator, StructuralValidator, TypedValidator, Validator,
+};
+use flatstream::read::{NoReclaim, ReclaimExt, ShrinkAfter, TypedReaderExt, UncheckedReaderExt};
 use flatstream::{
-    DefaultDeframer, DefaultFramer, Deframer, DeframerExt, Framer, FramerExt, NoReclaim,
-    ReclaimExt, ShrinkAfter, SizeValidator, StreamReader, StreamSerialize, StreamWriter,
-    StructuralValidator, TypedReaderExt, TypedValidator, UncheckedReaderExt, Validator,
+    DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamSerialize, StreamWriter,
 };
 use flatstream_test_support::telemetry::{Reading, Telemetry};
 use std::cell::Cell;
@@ -25,7 +27,7 @@ const FRAMES: u64 = 1000;
 /// `Telemetry` is defined in the bench library, so the typed-reading key is a local marker.
 struct TelemetryRoot;
 
-impl flatstream::StreamDeserialize for TelemetryRoot {
+impl flatstream::read::StreamDeserialize for TelemetryRoot {
     type Root<'buf> = Telemetry<'buf>;
 }
 

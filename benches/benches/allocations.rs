@@ -10,10 +10,8 @@
 //! `cargo test` without `--bench`, as criterion does) the file I/O paths use a 4 MiB file
 //! instead of 256 MiB, and nothing is written.
 
-use flatstream::{
-    BufReadStreamReader, DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader,
-    StreamWriter,
-};
+use flatstream::read::BufReadStreamReader;
+use flatstream::{DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamWriter};
 use flatstream_bench::checksums::{ChecksumVisitor, for_each_checksum};
 use flatstream_bench::cycle::{
     BincodeCycle, CodecCycle, Cycle, FlatstreamCycle, FlatstreamSliceCycle, JsonCycle, ProstCycle,
@@ -142,7 +140,7 @@ impl ChecksumVisitor for SweepSides<'_> {
 /// allocate (they are polled on this thread); the runtime's worker thread is not counted.
 fn tokio_suite(report: &mut Report) {
     use bytes::BytesMut;
-    use flatstream::FrameCodec;
+    use flatstream::tokio::FrameCodec;
     use flatstream_bench::async_framing::{
         Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
         in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,
@@ -291,7 +289,7 @@ fn main() -> std::io::Result<()> {
         frames_all(&bytes, DefaultDeframer).unwrap().frames
     });
     let path = scratch_with("allocations_read_path.fstream", &bytes)?;
-    let map = flatstream::MappedFile::map(&std::fs::File::open(&path)?)?;
+    let map = flatstream::read::MappedFile::map(&std::fs::File::open(&path)?)?;
     report.measure("read_path/frames-mmap/100", || {
         frames_all(&map, DefaultDeframer).unwrap().frames
     });

@@ -28,9 +28,10 @@
 //! closest estimate of its undisturbed cost; it reads lower than a plain mean on a busy machine.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use flatstream::checksum::{AnyChecksum, Checksum, Crc32c, NoChecksum};
 use flatstream::{
-    AnyChecksum, Checksum, ChecksumDeframer, ChecksumFramer, Crc16, Crc32, Crc32c, DefaultFramer,
-    Frames, NoChecksum, StreamReader, StreamWriter, XxHash64,
+    ChecksumDeframer, ChecksumFramer, Crc16, Crc32, DefaultFramer, Frames, StreamReader,
+    StreamWriter, XxHash64,
 };
 use flatstream_bench::pseudo_random_bytes;
 use flatstream_test_support::telemetry::{Reading, Telemetry};

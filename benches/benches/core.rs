@@ -30,9 +30,10 @@
 //!   `read_xxh3/bufreader_slice`: the same with `ChecksumDeframer<XxHash64>`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use flatstream::read::BufReadStreamReader;
 use flatstream::{
-    BufReadStreamReader, ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader,
-    StreamSerialize, StreamWriter, XxHash64,
+    ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader, StreamSerialize, StreamWriter,
+    XxHash64,
 };
 use flatstream_bench::core_loops::{
     Numeric, flatstream_write, framed, limit_read, limit_read_copy, limit_read_xxh3, limit_write,

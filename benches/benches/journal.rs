@@ -10,9 +10,9 @@
 //! the file is on, where `cargo xtask bench-report` reads it.
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput};
-use flatstream::{
-    DefaultFramer, NeverSync, PlainWrites, StreamWriter, SyncEveryFrames, SyncInterval, SyncPolicy,
-};
+use flatstream::journal::{NeverSync, SyncEveryFrames, SyncInterval, SyncPolicy};
+use flatstream::write::PlainWrites;
+use flatstream::{DefaultFramer, StreamWriter};
 use flatstream_bench::paths::{out_dir, payload, scratch_file};
 use serde_json::json;
 use std::fs::File;

@@ -18,9 +18,10 @@
 //! `--bench`) it runs three rounds of each pair in its own process, checks that both sides saw
 //! the same payloads, and writes nothing.
 
+use flatstream::read::BufReadStreamReader;
 use flatstream::{
-    BufReadStreamReader, ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader,
-    StreamSerialize, StreamWriter, XxHash64,
+    ChecksumDeframer, DefaultDeframer, DefaultFramer, StreamReader, StreamSerialize, StreamWriter,
+    XxHash64,
 };
 use flatstream_bench::core_loops::{
     finished_builders, flatstream_write, framed, fresh_limit, fresh_writer, limit_read,

@@ -5,7 +5,8 @@
 //! Ids: `read_path/<source>/100`.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use flatstream::{BufReadStreamReader, DefaultDeframer, DefaultFramer, StreamReader};
+use flatstream::read::BufReadStreamReader;
+use flatstream::{DefaultDeframer, DefaultFramer, StreamReader};
 use flatstream_bench::paths::{
     Seen, buf_read_all, frames_all, read_all, scratch_with, telemetry_stream,
 };
@@ -60,7 +61,7 @@ fn read_path(c: &mut Criterion) {
     // The same iterator over a memory-mapped file (mapped once; pages warm).
     let path = scratch_with("read_path.fstream", &bytes).expect("write the scratch file");
     let file = std::fs::File::open(&path).expect("open the scratch file");
-    let map = flatstream::MappedFile::map(&file).expect("map the scratch file");
+    let map = flatstream::read::MappedFile::map(&file).expect("map the scratch file");
     check(frames_all(&map, DefaultDeframer).unwrap());
     group.bench_function(BenchmarkId::new("frames-mmap", FRAMES), |b| {
         b.iter(|| black_box(frames_all(black_box(&map[..]), DefaultDeframer).unwrap()));

@@ -19,9 +19,10 @@
 //! byte grows with the bound (about bound / 3 checksummed bytes per input byte).
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use flatstream::repair::{Recover, Salvage};
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Framer, Recover, Salvage,
-    StreamWriter, XxHash64,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Framer, StreamWriter,
+    XxHash64,
 };
 use flatstream_bench::pseudo_random_bytes;
 use flatstream_test_support::telemetry::Reading;

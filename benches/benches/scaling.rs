@@ -19,7 +19,7 @@
 //! written.
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use flatstream::MappedFile;
+use flatstream::read::MappedFile;
 use flatstream_bench::cycle::Totals;
 use flatstream_bench::paths::out_dir;
 use flatstream_bench::paths::scratch_with;

@@ -25,7 +25,8 @@
 use bytes::{Bytes, BytesMut};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{DefaultFramer, FrameCodec, StreamWriter};
+use flatstream::tokio::FrameCodec;
+use flatstream::{DefaultFramer, StreamWriter};
 use flatstream_bench::async_framing::{
     Loopback, async_decode, async_read_message_decode, bytes_limit, codec_decode, codec_encode,
     in_memory_runtime, length_delimited, length_delimited_decode, length_delimited_encode,

@@ -12,7 +12,7 @@ use std::time::Instant;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: frames_mapped FILE")?;
     let file = std::fs::File::open(&path)?;
-    let map = flatstream::MappedFile::map(&file)?;
+    let map = flatstream::read::MappedFile::map(&file)?;
     let started = Instant::now();
     let (mut frames, mut payload_bytes) = (0u64, 0u64);
     for payload in Frames::new(&map, ChecksumDeframer::new(XxHash64::new())) {

@@ -11,10 +11,9 @@
 use crate::cycle::Totals;
 use bytes::{Buf, Bytes, BytesMut};
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{
-    AsyncStreamReader, AsyncStreamWriter, BytesFrames, DefaultDeframer, DefaultFramer, FrameCodec,
-    StreamReader, StreamSerialize, StreamWriter,
-};
+use flatstream::read::BytesFrames;
+use flatstream::tokio::{AsyncStreamReader, AsyncStreamWriter, FrameCodec};
+use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamSerialize, StreamWriter};
 use flatstream_test_support::telemetry::{Reading, Telemetry};
 use tokio::io::BufWriter;
 use tokio::net::{TcpListener, TcpStream};

@@ -1,10 +1,11 @@
 //! The framings every per-checksum benchmark runs: no checksum, then each algorithm
 //! (XXH3-64 in 8 bytes, CRC-32/ISO-HDLC, CRC-32C/Castagnoli, CRC-16/XMODEM).
 
+use flatstream::checksum::Crc32c;
 use flatstream::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
 };
-use flatstream::{Crc16, Crc32, Crc32c, XxHash64};
+use flatstream::{Crc16, Crc32, XxHash64};
 
 /// Called once per framing by [`for_each_checksum`], with a framer and the matching deframer.
 pub trait ChecksumVisitor {
@@ -25,6 +26,10 @@ pub fn for_each_checksum(v: &mut impl ChecksumVisitor) {
     with(v, "crc16", Crc16::new());
 }
 
-fn with<C: flatstream::Checksum + Copy>(v: &mut impl ChecksumVisitor, name: &'static str, c: C) {
+fn with<C: flatstream::checksum::Checksum + Copy>(
+    v: &mut impl ChecksumVisitor,
+    name: &'static str,
+    c: C,
+) {
     v.visit(name, ChecksumFramer::new(c), ChecksumDeframer::new(c));
 }

@@ -4,9 +4,10 @@
 //! its own (`#[inline(never)]`) so that every side is compiled alike.
 
 use flatbuffers::FlatBufferBuilder;
+use flatstream::read::BufReadStreamReader;
 use flatstream::{
-    BufReadStreamReader, ChecksumFramer, DefaultFramer, Deframer, Frames, Result, StreamReader,
-    StreamSerialize, StreamWriter, XxHash64,
+    ChecksumFramer, DefaultFramer, Deframer, Frames, Result, StreamReader, StreamSerialize,
+    StreamWriter, XxHash64,
 };
 use std::hint::black_box;
 use std::io::{Cursor, Write};

@@ -1,7 +1,8 @@
 //! Workloads of the read-path, size-sweep and file I/O suites, shared with the allocation
 //! suite so both measure the same code.
 
-use flatstream::{BufReadStreamReader, Deframer, Framer, Frames, StreamReader, StreamWriter};
+use flatstream::read::BufReadStreamReader;
+use flatstream::{Deframer, Framer, Frames, StreamReader, StreamWriter};
 use flatstream_test_support::telemetry::Reading;
 use std::fs::File;
 use std::io::{self, BufRead, BufWriter, Read, Write};
@@ -245,7 +246,7 @@ mod tests {
         assert_eq!(seen.frames, 50);
         assert_eq!(seen.bytes, 50 * 300);
         let bytes = std::fs::read(&path).unwrap();
-        let mapped = flatstream::MappedFile::map(&File::open(&path).unwrap()).unwrap();
+        let mapped = flatstream::read::MappedFile::map(&File::open(&path).unwrap()).unwrap();
         assert_eq!(frames_all(&bytes, DefaultDeframer).unwrap(), seen);
         assert_eq!(frames_all(&mapped, DefaultDeframer).unwrap(), seen);
         std::fs::remove_file(&path).unwrap();

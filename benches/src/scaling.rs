@@ -10,9 +10,8 @@
 //! checksum verified, the frame counted).
 
 use crate::cycle::Totals;
-use flatstream::{
-    ChecksumDeframer, ChecksumFramer, Frames, ParallelFrames, StreamWriter, XxHash64,
-};
+use flatstream::split::ParallelFrames;
+use flatstream::{ChecksumDeframer, ChecksumFramer, Frames, StreamWriter, XxHash64};
 use flatstream_test_support::telemetry::{Reading, Telemetry};
 
 /// Frames of the capture: 60 bytes each with arbitrary field values, [`CAPTURE_BYTES`] in all.

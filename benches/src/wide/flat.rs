@@ -5,9 +5,10 @@ use super::fb::orderbook as fb;
 use super::planus_fb::orderbook as pl;
 use super::{Best, Book, Level, Messages, Whole, WideRead, WideWrite};
 use flatbuffers::{Allocator, FlatBufferBuilder};
+use flatstream::read::{StreamDeserialize, TypedReaderExt, UncheckedReaderExt};
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Frames, StreamDeserialize,
-    StreamSerialize, StreamWriter, TypedReaderExt, UncheckedReaderExt, XxHash64,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Frames, StreamSerialize,
+    StreamWriter, XxHash64,
 };
 use planus::ReadAsRoot;
 

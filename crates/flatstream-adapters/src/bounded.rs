@@ -9,15 +9,15 @@ use flatstream_core::{Deframer, Framer, Result};
 /// neither checksummed nor observed by anything inside this adapter.
 ///
 /// ```
-/// use flatstream_adapters::BoundedFramer;
-/// use flatstream_core::{DefaultFramer, Error, StreamWriter};
+/// use flatstream::adapters::BoundedFramer;
+/// use flatstream::{DefaultFramer, Error, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), BoundedFramer::new(DefaultFramer, 4));
 /// writer.write_payload(b"1234")?;
 /// let err = writer.write_payload(b"12345").unwrap_err();
 /// assert!(matches!(err, Error::FrameTooLarge { len: 5, max: 4, offset: 8 }));
 /// assert_eq!(writer.bytes_written(), 8); // nothing of the refused frame reached the sink
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct BoundedFramer<F> {
@@ -33,8 +33,8 @@ pub struct BoundedFramer<F> {
 /// deframer's, and the reader's own (`with_max_frame_len`).
 ///
 /// ```
-/// use flatstream_adapters::BoundedDeframer;
-/// use flatstream_core::{DefaultDeframer, Error, StreamReader};
+/// use flatstream::adapters::BoundedDeframer;
+/// use flatstream::{DefaultDeframer, Error, StreamReader};
 ///
 /// // A header claiming a 1 GiB payload, followed by nothing.
 /// let bytes = (1u32 << 30).to_le_bytes();

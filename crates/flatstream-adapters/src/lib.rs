@@ -12,8 +12,8 @@
 //! them reads back with the bare deframer, and the other way round.
 //!
 //! ```
-//! use flatstream_adapters::{DeframerExt, FramerExt, SizeValidator};
-//! use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+//! use flatstream::adapters::{DeframerExt, FramerExt, SizeValidator};
+//! use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 //! use std::cell::Cell;
 //!
 //! let written = Cell::new(0);
@@ -36,7 +36,7 @@
 //!     assert!(flatbuffers::root::<&str>(payload).is_ok());
 //! }
 //! assert_eq!((written.get(), read.get()), (2, 2));
-//! # Ok::<(), flatstream_core::Error>(())
+//! # Ok::<(), flatstream::Error>(())
 //! ```
 //!
 //! # The adapters

@@ -14,8 +14,8 @@ use flatstream_core::{Deframer, Framer, Result};
 /// on the wire. See the [crate docs](crate#composition).
 ///
 /// ```
-/// use flatstream_adapters::ObserverFramer;
-/// use flatstream_core::{DefaultFramer, StreamWriter};
+/// use flatstream::adapters::ObserverFramer;
+/// use flatstream::{DefaultFramer, StreamWriter};
 /// use std::cell::Cell;
 ///
 /// let bytes = Cell::new(0);
@@ -24,7 +24,7 @@ use flatstream_core::{Deframer, Framer, Result};
 /// writer.write_payload(b"abc")?;
 /// writer.write_payload(b"de")?;
 /// assert_eq!(bytes.get(), 5);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ObserverFramer<F, C> {
@@ -39,8 +39,8 @@ pub struct ObserverFramer<F, C> {
 /// the reader's buffer: no copy, no allocation.
 ///
 /// ```
-/// use flatstream_adapters::ObserverDeframer;
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+/// use flatstream::adapters::ObserverDeframer;
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 /// use std::cell::Cell;
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
@@ -52,7 +52,7 @@ pub struct ObserverFramer<F, C> {
 /// let mut reader = StreamReader::new(&bytes[..], deframer);
 /// while reader.read_message()?.is_some() {}
 /// assert_eq!(seen.get(), 1);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ObserverDeframer<D, C> {

@@ -28,8 +28,8 @@ use std::io::Write;
 /// re-creates two small internal vectors of the builder); every other message costs none.
 ///
 /// ```
-/// use flatstream_adapters::{ReclaimExt, ShrinkAfter};
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+/// use flatstream::read::{ReclaimExt, ShrinkAfter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write_payload(&vec![7u8; 1 << 20])?; // one large message
@@ -57,8 +57,8 @@ use std::io::Write;
 /// A payload cannot be held across the next read:
 ///
 /// ```compile_fail
-/// # use flatstream_adapters::{ReclaimExt, ShrinkAfter};
-/// # use flatstream_core::{DefaultDeframer, StreamReader};
+/// # use flatstream::read::{ReclaimExt, ShrinkAfter};
+/// # use flatstream::{DefaultDeframer, StreamReader};
 /// let mut reader = StreamReader::new(&[][..], DefaultDeframer).reclaim(ShrinkAfter::new(16, 1));
 /// let first = reader.read_message().unwrap();
 /// let second = reader.read_message().unwrap();

@@ -73,7 +73,7 @@ use flatstream_core::{Error, Result};
 ///
 /// ```
 /// use flatbuffers::FlatBufferBuilder;
-/// use flatstream_adapters::{StructuralValidator, Validator};
+/// use flatstream::adapters::{StructuralValidator, Validator};
 ///
 /// // A table whose field 0 is a nested table holding a string.
 /// let mut b = FlatBufferBuilder::new();

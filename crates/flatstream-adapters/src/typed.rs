@@ -12,9 +12,9 @@ use flatstream_core::{IntoControlFlow, MessageReader, Result};
 /// [`stream_deserialize!`](crate::stream_deserialize) for a generated table:
 ///
 /// ```ignore
-/// flatstream_adapters::stream_deserialize!(Telemetry);
+/// flatstream::read::stream_deserialize!(Telemetry);
 /// // expands to
-/// impl flatstream_adapters::StreamDeserialize for Telemetry<'_> {
+/// impl flatstream::read::StreamDeserialize for Telemetry<'_> {
 ///     type Root<'buf> = Telemetry<'buf>;
 /// }
 /// ```
@@ -25,7 +25,7 @@ use flatstream_core::{IntoControlFlow, MessageReader, Result};
 /// ```
 /// struct Words; // reads payloads whose root is a string
 ///
-/// impl flatstream_adapters::StreamDeserialize for Words {
+/// impl flatstream::read::StreamDeserialize for Words {
 ///     type Root<'buf> = &'buf str;
 /// }
 /// ```
@@ -57,7 +57,7 @@ impl StreamDeserialize for &str {
 /// without their lifetime parameter.
 ///
 /// ```ignore
-/// flatstream_adapters::stream_deserialize!(Telemetry, my_schema::Heartbeat);
+/// flatstream::read::stream_deserialize!(Telemetry, my_schema::Heartbeat);
 /// ```
 #[macro_export]
 macro_rules! stream_deserialize {
@@ -78,8 +78,8 @@ macro_rules! stream_deserialize {
 /// offset; the reader has moved past it, so reading again continues with the next frame.
 ///
 /// ```
-/// use flatstream_adapters::TypedReaderExt;
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+/// use flatstream::read::TypedReaderExt;
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"alpha")?;
@@ -97,7 +97,7 @@ macro_rules! stream_deserialize {
 /// let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
 /// let mut messages = reader.typed_messages::<&str>();
 /// assert_eq!(messages.next()?, Some("alpha"));
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 pub trait TypedReaderExt: MessageReader + Sized {
     /// Calls `f` with each payload's root, verified with the default [`VerifierOptions`],

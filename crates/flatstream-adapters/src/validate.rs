@@ -22,8 +22,8 @@ use flatstream_core::{Deframer, Error, Framer, Result};
 /// and stops at the first rejection.
 ///
 /// ```
-/// use flatstream_adapters::Validator;
-/// use flatstream_core::{Error, Result};
+/// use flatstream::adapters::Validator;
+/// use flatstream::{Error, Result};
 ///
 /// /// Accepts only payloads whose length is a multiple of 8.
 /// struct Aligned8;
@@ -111,7 +111,7 @@ impl Validator for NoValidator {
 /// Accepts payloads whose length lies in `min..=max` bytes. Named `"size"` in errors.
 ///
 /// ```
-/// use flatstream_adapters::{SizeValidator, Validator};
+/// use flatstream::adapters::{SizeValidator, Validator};
 ///
 /// let v = SizeValidator::new(8, 64);
 /// assert!(v.validate(&[0; 8], 0).is_ok());
@@ -179,7 +179,7 @@ impl SizeValidator {
 /// When the schema is not known, see [`StructuralValidator`](crate::StructuralValidator).
 ///
 /// ```
-/// use flatstream_adapters::{TypedValidator, Validator};
+/// use flatstream::adapters::{TypedValidator, Validator};
 ///
 /// let mut builder = flatbuffers::FlatBufferBuilder::new();
 /// let s = builder.create_string("hello");
@@ -273,15 +273,15 @@ fn short_type_name<T>() -> &'static str {
 /// is refused with [`Error::Validation`] and nothing of it reaches the sink.
 ///
 /// ```
-/// use flatstream_adapters::{SizeValidator, ValidatingFramer};
-/// use flatstream_core::{DefaultFramer, StreamWriter};
+/// use flatstream::adapters::{SizeValidator, ValidatingFramer};
+/// use flatstream::{DefaultFramer, StreamWriter};
 ///
 /// let framer = ValidatingFramer::new(DefaultFramer, SizeValidator::new(1, 4));
 /// let mut writer = StreamWriter::new(Vec::new(), framer);
 /// assert!(writer.write_payload(b"").is_err());
 /// writer.write_payload(b"ok")?;
 /// assert_eq!(writer.into_inner(), b"\x02\x00\x00\x00ok");
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct ValidatingFramer<F, V> {

@@ -15,7 +15,7 @@ static XMODEM: Crc<u16, Table<16>> = Crc::<u16, Table<16>>::new(&CRC_16_XMODEM);
 /// than speed, or to interoperate with XMODEM-style tools.
 ///
 /// ```
-/// use flatstream_checksum::{Checksum, Crc16};
+/// use flatstream::checksum::{Checksum, Crc16};
 ///
 /// assert_eq!(Crc16::new().calculate(b"123456789"), 0x31C3);
 /// assert_eq!(Crc16::new().size(), 2);

@@ -9,7 +9,7 @@
 /// means crc32fast's table-driven fallback.
 ///
 /// ```
-/// use flatstream_checksum::{Checksum, Crc32};
+/// use flatstream::checksum::{Checksum, Crc32};
 ///
 /// assert_eq!(Crc32::new().calculate(b"123456789"), 0xCBF4_3926);
 /// assert_eq!(Crc32::new().size(), 4);

@@ -20,7 +20,7 @@
 /// with hardware support is wanted; for streams only flatstream reads, XXH3-64 (`XxHash64`) is faster.
 ///
 /// ```
-/// use flatstream_checksum::{Checksum, Crc32c};
+/// use flatstream::checksum::{Checksum, Crc32c};
 ///
 /// assert_eq!(Crc32c::new().calculate(b"123456789"), 0xE306_9283);
 /// assert_eq!(Crc32c::new().size(), 4);

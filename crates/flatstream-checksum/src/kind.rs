@@ -29,14 +29,14 @@ use crate::XxHash64;
 /// | `Crc32c` | `crc32c` | `crc-32c`, `castagnoli` | 4 bytes |
 ///
 /// ```
-/// use flatstream_checksum::ChecksumKind;
+/// use flatstream::checksum::ChecksumKind;
 ///
 /// let kind: ChecksumKind = "CRC32C".parse()?;
 /// assert_eq!(kind, ChecksumKind::Crc32c);
 /// assert_eq!(kind.to_string(), "crc32c");
 /// assert_eq!(kind.size(), 4);
 /// assert!("md5".parse::<ChecksumKind>().is_err());
-/// # Ok::<(), flatstream_checksum::ChecksumKindError>(())
+/// # Ok::<(), flatstream::checksum::ChecksumKindError>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -111,8 +111,8 @@ impl ChecksumKind {
     /// compiled once for each enabled algorithm. [`AnyChecksum`] is the opposite trade.
     ///
     /// ```
-    /// use flatstream_checksum::{Checksum, ChecksumKind, WithChecksum};
-    /// use flatstream_core::{ChecksumDeframer, Frames, Result};
+    /// use flatstream::checksum::{Checksum, ChecksumKind, WithChecksum};
+    /// use flatstream::{ChecksumDeframer, Frames, Result};
     ///
     /// /// Counts the frames of a stream, checking each one.
     /// struct CountFrames<'a>(&'a [u8]);
@@ -246,21 +246,21 @@ impl core::error::Error for ChecksumKindError {}
 /// is no checksum.
 ///
 /// ```
-/// use flatstream_checksum::{AnyChecksum, Checksum, ChecksumKind, NoChecksum};
+/// use flatstream::checksum::{AnyChecksum, Checksum, ChecksumKind, NoChecksum};
 ///
 /// // From a flag such as `--checksum none`:
 /// let checksum: AnyChecksum = "none".parse()?;
 /// assert_eq!(checksum.kind(), ChecksumKind::None);
 /// assert_eq!(checksum.size(), 0);
 /// assert_eq!(AnyChecksum::from(NoChecksum), checksum);
-/// # Ok::<(), flatstream_checksum::ChecksumKindError>(())
+/// # Ok::<(), flatstream::checksum::ChecksumKindError>(())
 /// ```
 ///
 /// A name this build does not include is an error that says which feature to turn on:
 ///
 /// ```
 /// # #[cfg(not(feature = "crc16"))] {
-/// use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError};
+/// use flatstream::checksum::{AnyChecksum, ChecksumKind, ChecksumKindError};
 ///
 /// let err = "crc16".parse::<AnyChecksum>().unwrap_err();
 /// assert_eq!(err, ChecksumKindError::NotEnabled { kind: ChecksumKind::Crc16 });

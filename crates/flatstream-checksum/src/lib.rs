@@ -20,9 +20,9 @@
 //!
 //! ```
 //! # #[cfg(feature = "xxhash")]
-//! # fn main() -> Result<(), flatstream_core::Error> {
-//! use flatstream_checksum::XxHash64;
-//! use flatstream_core::{ChecksumDeframer, ChecksumFramer, StreamReader, StreamWriter};
+//! # fn main() -> Result<(), flatstream::Error> {
+//! use flatstream::checksum::XxHash64;
+//! use flatstream::{ChecksumDeframer, ChecksumFramer, StreamReader, StreamWriter};
 //!
 //! let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
 //! writer.write(&"checked")?;
@@ -31,7 +31,7 @@
 //!
 //! let mut reader = StreamReader::new(&bytes[..], ChecksumDeframer::new(XxHash64::new()));
 //! let payload = reader.read_message()?.expect("one frame");
-//! assert_eq!(flatstream_core::flatbuffers::root::<&str>(payload)?, "checked");
+//! assert_eq!(flatstream::flatbuffers::root::<&str>(payload)?, "checked");
 //! # Ok(())
 //! # }
 //! # #[cfg(not(feature = "xxhash"))]
@@ -92,8 +92,8 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use flatstream_checksum::AnyChecksum;
-//! use flatstream_core::{ChecksumDeframer, ChecksumFramer, StreamReader, StreamWriter};
+//! use flatstream::checksum::AnyChecksum;
+//! use flatstream::{ChecksumDeframer, ChecksumFramer, StreamReader, StreamWriter};
 //!
 //! let flag = "none"; // e.g. the value of `--checksum`
 //! let checksum: AnyChecksum = flag.parse()?;

@@ -15,7 +15,7 @@
 /// `-C target-cpu=native` on a machine that has it); it does no run-time CPU detection.
 ///
 /// ```
-/// use flatstream_checksum::{Checksum, XxHash64};
+/// use flatstream::checksum::{Checksum, XxHash64};
 ///
 /// assert_eq!(XxHash64::new().calculate(b"123456789"), 0x72DC_B18B_67A1_7DFF);
 /// assert_eq!(XxHash64::new().size(), 8);

@@ -6,9 +6,8 @@ use crate::input::{Access, Input, create_output};
 use crate::options::ConvertArgs;
 use crate::progress::Progress;
 use crate::walk::walk;
-use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter,
-};
+use flatstream::checksum::AnyChecksum;
+use flatstream::{ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter};
 use std::ops::ControlFlow;
 
 pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {

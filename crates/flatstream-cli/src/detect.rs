@@ -11,7 +11,8 @@
 
 use crate::failure::{Failure, count};
 use crate::walk::describe;
-use flatstream::{AnyChecksum, Checksum, ChecksumDeframer, ChecksumKind, Error, Frames};
+use flatstream::checksum::{AnyChecksum, Checksum, ChecksumKind};
+use flatstream::{ChecksumDeframer, Error, Frames};
 use std::fmt::Write as _;
 
 /// How many leading frames a trial reads at most.

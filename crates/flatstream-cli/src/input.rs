@@ -7,7 +7,7 @@
 //! checksum (a stream read copies every byte once more); `--no-mmap` avoids it.
 
 use crate::failure::{Failure, io_message};
-use flatstream::MappedFile;
+use flatstream::read::MappedFile;
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::Path;

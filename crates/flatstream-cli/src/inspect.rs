@@ -11,7 +11,8 @@ use crate::options::InspectArgs;
 use crate::progress::Progress;
 use crate::stats::Sizes;
 use crate::walk::{End, ends_inside, walk};
-use flatstream::{Checksum, ChecksumDeframer, StreamReader};
+use flatstream::checksum::Checksum;
+use flatstream::{ChecksumDeframer, StreamReader};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -78,7 +79,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     };
     let kind = match detection {
         Detection::Found { kind, .. } => Some(kind),
-        Detection::Empty => Some(flatstream::ChecksumKind::None),
+        Detection::Empty => Some(flatstream::checksum::ChecksumKind::None),
         Detection::Ambiguous { .. } | Detection::Unknown { .. } => None,
     };
     let Some(kind) = kind else {

@@ -9,7 +9,7 @@
 //!
 //! A stream records neither its checksum nor where its frames start: this tool works that out
 //! (the framing is detected from the leading frames unless `--checksum` says it) and drives the
-//! library's readers ([`flatstream::Frames`], [`flatstream::Recover`], [`flatstream::Salvage`],
+//! library's readers ([`flatstream::Frames`], [`flatstream::repair::Recover`], [`flatstream::repair::Salvage`],
 //! [`flatstream::StreamReader`]) over the file, memory-mapped where it can be.
 //!
 //! ```sh

@@ -9,10 +9,9 @@ use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
 use crate::verify::salvage_bound;
 use crate::walk::describe;
-use flatstream::{
-    ChecksumDeframer, ChecksumFramer, ChecksumKind, Error, Frames, Recover, Recovery, RepairPolicy,
-    Salvage, Salvaged, StreamEnd, StreamWriter,
-};
+use flatstream::checksum::ChecksumKind;
+use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged, StreamEnd};
+use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Frames, StreamWriter};
 use serde::Serialize;
 use std::io::Write;
 

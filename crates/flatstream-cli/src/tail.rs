@@ -14,7 +14,8 @@ use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input};
 use crate::options::TailArgs;
 use crate::walk::describe;
-use flatstream::{ChecksumDeframer, Error, Followed, Follower, Frames, XxHash64};
+use flatstream::journal::{Followed, Follower};
+use flatstream::{ChecksumDeframer, Error, Frames, XxHash64};
 use std::collections::VecDeque;
 use std::io::{BufWriter, Read, Write};
 use std::time::Duration;
@@ -105,7 +106,7 @@ type Frame<'p> = (u64, u64, &'p [u8]);
 
 /// A follower, and the index of the frame it reads next.
 struct Tail<'a, R> {
-    follower: Follower<R, ChecksumDeframer<flatstream::AnyChecksum>>,
+    follower: Follower<R, ChecksumDeframer<flatstream::checksum::AnyChecksum>>,
     index: u64,
     name: &'a str,
     watermark: bool,

@@ -23,10 +23,11 @@ use crate::options::VerifyArgs;
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
 use crate::walk::{damaged_words, describe, ends_inside};
-use flatstream::{
-    Checksum, ChecksumDeframer, ChecksumKind, Deframer, Error, Frames, MessageReader,
-    ParallelFrames, Salvage, Salvaged, SplitFrames, StreamReader, WithChecksum,
-};
+use flatstream::checksum::{Checksum, ChecksumKind, WithChecksum};
+use flatstream::read::MessageReader;
+use flatstream::repair::{Salvage, Salvaged};
+use flatstream::split::{ParallelFrames, SplitFrames};
+use flatstream::{ChecksumDeframer, Deframer, Error, Frames, StreamReader};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::io::Write;

@@ -3,7 +3,9 @@
 
 use crate::failure::{Failure, io_message};
 use crate::progress::Progress;
-use flatstream::{Deframer, Error, MessageReader, Recover, StreamEnd};
+use flatstream::read::MessageReader;
+use flatstream::repair::{Recover, StreamEnd};
+use flatstream::{Deframer, Error};
 use std::ops::ControlFlow;
 
 /// How a walk over a stream ended.

@@ -10,7 +10,7 @@ use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, StructArray};
 use arrow_schema::DataType;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 use flatstream_arrow::{BinarySchema, Plan};
 use fleet::*;
 use serde_json::{Map, Value, json};

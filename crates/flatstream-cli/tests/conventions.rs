@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 use std::process::{Command, Stdio};
 
 /// An intact stream, a damaged one (a flipped payload byte in frame 9), and an empty file.

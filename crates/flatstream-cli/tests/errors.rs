@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 
 #[test]
 fn a_missing_file_is_one_line_and_status_2() {

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 
 #[test]
 fn detects_every_framing_of_the_telemetry_stream() {

@@ -7,7 +7,7 @@
 mod common;
 mod fleet;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 use flatstream_test_support::telemetry::Reading;
 use fleet::*;
 use serde_json::{Value, json};

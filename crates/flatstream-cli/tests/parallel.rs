@@ -8,7 +8,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 
 /// Split lengths: every frame cut (64), a few frames per split, the smallest default.
 const SPLITS: [&str; 3] = ["64", "1000", "65536"];

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 
 #[test]
 fn a_torn_tail_is_reported_then_cut_byte_exact() {

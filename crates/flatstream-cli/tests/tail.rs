@@ -7,7 +7,9 @@
 
 mod common;
 use common::*;
-use flatstream::{ChecksumFramer, ChecksumKind, StreamWriter, SyncEveryFrames, WatermarkFile};
+use flatstream::checksum::ChecksumKind;
+use flatstream::journal::{SyncEveryFrames, WatermarkFile};
+use flatstream::{ChecksumFramer, StreamWriter};
 use flatstream_test_support::child;
 use flatstream_test_support::telemetry::Reading;
 use std::fs::{File, OpenOptions};

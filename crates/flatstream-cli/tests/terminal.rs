@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 use std::process::{Command, Stdio};
 
 /// Runs `flatstream ARGS` in a pseudo-terminal; `None` if `script` is not installed.

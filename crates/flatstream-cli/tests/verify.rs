@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 
 #[test]
 fn an_intact_stream_verifies_with_every_framing_mapped_or_streamed() {

@@ -17,7 +17,9 @@ use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, De
 /// and whether it applies to reading, writing or both.
 ///
 /// ```
-/// use flatstream_core::{FrameConfig, MessageReader, NoChecksum};
+/// use flatstream::FrameConfig;
+/// use flatstream::checksum::NoChecksum;
+/// use flatstream::read::MessageReader;
 ///
 /// let mut config = FrameConfig::new().checksum(NoChecksum);
 /// config.max_frame_len(64 * 1024);
@@ -34,7 +36,7 @@ use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, De
 /// })?;
 /// assert_eq!(n, 2);
 /// assert_eq!(config.frames(&bytes).count(), 2);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 ///
 /// # Which reader

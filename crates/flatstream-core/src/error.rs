@@ -280,7 +280,7 @@ impl Error {
     /// `Error` itself for the numbers.
     ///
     /// ```
-    /// use flatstream_core::{Error, ErrorKind};
+    /// use flatstream::{Error, ErrorKind};
     ///
     /// let err = Error::validation("size", "too long", 40);
     /// assert_eq!(err.kind(), ErrorKind::Validation);

@@ -11,7 +11,7 @@
 //! Frames are concatenated with nothing between them. The bytes are those of FlatStream 0.2.x.
 //!
 //! ```
-//! use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+//! use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 //!
 //! let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 //! for word in ["alpha", "beta", "gamma"] {
@@ -24,7 +24,7 @@
 //! while let Some(payload) = messages.next()? {
 //!     println!("{}", flatbuffers::root::<&str>(payload)?);
 //! }
-//! # Ok::<(), flatstream_core::Error>(())
+//! # Ok::<(), flatstream::Error>(())
 //! ```
 //!
 //! # Features

@@ -24,7 +24,7 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 /// * **Decoding** yields `Bytes`. The bound ([`Builder::max_frame_len`], 2 GiB by default as
 ///   for every reader) is checked from the length prefix alone, and the codec never reserves
 ///   what a header claims: the read buffer grows with the bytes received, at most doubling.
-///   Errors the codec raises are [`flatstream_core::Error`] with the offset of the frame in the
+///   Errors the codec raises are [`Error`] with the offset of the frame in the
 ///   stream. A frame rejected for its content by a validating deframer is stepped over; a
 ///   framing error (a length over the bound, a checksum mismatch) leaves the codec at the
 ///   frame, and a stream that ends inside a frame is [`Error::UnexpectedEof`].
@@ -70,7 +70,7 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 /// `frames.decoder()`.
 ///
 /// ```
-/// use flatstream_tokio::FrameCodec;
+/// use flatstream::tokio::FrameCodec;
 /// use futures_util::{SinkExt, StreamExt};
 /// use tokio_util::codec::{FramedRead, FramedWrite};
 ///
@@ -89,7 +89,7 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 ///     payloads.push(payload);
 /// }
 /// assert_eq!(payloads, [&b"first"[..], &b"second"[..]]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// # })?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -116,8 +116,8 @@ impl FrameCodec {
     /// bound (2 GiB) and no reclamation.
     ///
     /// ```
-    /// use flatstream_checksum::XxHash64;
-    /// use flatstream_tokio::FrameCodec;
+    /// use flatstream::checksum::XxHash64;
+    /// use flatstream::tokio::FrameCodec;
     ///
     /// // The format first (it changes the codec's type), then the limits.
     /// let codec = FrameCodec::builder()
@@ -144,8 +144,8 @@ impl<C: Checksum + Clone> FrameCodec<ChecksumFramer<C>, ChecksumDeframer<C>> {
     /// default bound (2 GiB) both ways.
     ///
     /// ```
-    /// use flatstream_checksum::XxHash64;
-    /// use flatstream_tokio::FrameCodec;
+    /// use flatstream::checksum::XxHash64;
+    /// use flatstream::tokio::FrameCodec;
     ///
     /// let codec = FrameCodec::with_checksum(XxHash64::new()).with_max_frame_len(1 << 20);
     /// # let _ = codec;
@@ -163,9 +163,9 @@ impl<D: Deframer> FrameCodec<(), D> {
     /// `FramedRead`. It has no framer, so it implements no `Encoder`.
     ///
     /// ```
-    /// use flatstream_checksum::XxHash64;
-    /// use flatstream_core::ChecksumDeframer;
-    /// use flatstream_tokio::FrameCodec;
+    /// use flatstream::checksum::XxHash64;
+    /// use flatstream::ChecksumDeframer;
+    /// use flatstream::tokio::FrameCodec;
     /// use tokio_util::codec::FramedRead;
     ///
     /// # let socket = tokio::io::empty();
@@ -316,8 +316,8 @@ const DEFAULT_READ_CAPACITY: usize = 8 * 1024;
 /// the codec's type, so they take the builder by value: call them first.
 ///
 /// ```
-/// use flatstream_checksum::XxHash64;
-/// use flatstream_tokio::FrameCodec;
+/// use flatstream::checksum::XxHash64;
+/// use flatstream::tokio::FrameCodec;
 /// use futures_util::{SinkExt, StreamExt};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
@@ -332,7 +332,7 @@ const DEFAULT_READ_CAPACITY: usize = 8 * 1024;
 /// let mut frames = config.new_read(server);
 /// assert_eq!(frames.next().await.transpose()?.as_deref(), Some(&b"reading"[..]));
 /// assert!(frames.next().await.is_none());
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// # })?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -11,9 +11,9 @@
 //! stream written by the sync `StreamWriter` is read here, and the other way round.
 //!
 //! ```
-//! use flatstream_core::{ChecksumDeframer, ChecksumFramer};
-//! use flatstream_checksum::XxHash64;
-//! use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter};
+//! use flatstream::{ChecksumDeframer, ChecksumFramer};
+//! use flatstream::checksum::XxHash64;
+//! use flatstream::tokio::{AsyncStreamReader, AsyncStreamWriter};
 //! use tokio::io::BufWriter;
 //! use tokio::net::{TcpListener, TcpStream};
 //!
@@ -42,7 +42,7 @@
 //!     .await?;
 //! assert_eq!(count, 2);
 //! client.await.expect("the client task")?;
-//! # Ok::<(), flatstream_core::Error>(())
+//! # Ok::<(), flatstream::Error>(())
 //! # })?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -61,7 +61,7 @@
 //! [`AsyncStreamWriter`], "Durability"). The readers and the codec read through flatstream's one
 //! sans-I/O [`ReadBuffer`](flatstream_core::ReadBuffer): the bound is checked from the length
 //! prefix alone (`with_max_frame_len`, 2 GiB by default), memory grows with the bytes received
-//! and never with what a header claims, and every error they raise is a [`flatstream_core::Error`]
+//! and never with what a header claims, and every error they raise is an [`Error`](flatstream_core::Error)
 //! with the offset of the frame concerned. A frame rejected for its content (by a validating
 //! deframer) is stepped over: [`AsyncStreamReader`] goes straight on to the next frame, while
 //! tokio-util's `FramedRead` answers `None` once after any error, so a `while let` loop over

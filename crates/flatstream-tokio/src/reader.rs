@@ -51,8 +51,8 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 /// stay in the reader's buffer, and the next call resumes the frame where it was.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer};
-/// use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer};
+/// use flatstream::tokio::{AsyncStreamReader, AsyncStreamWriter};
 ///
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
 /// let mut writer = AsyncStreamWriter::new(Vec::new(), DefaultFramer);
@@ -66,7 +66,7 @@ use tokio::io::{AsyncRead, AsyncReadExt};
 ///     seen.push(flatbuffers::root::<&str>(payload)?.to_owned());
 /// }
 /// assert_eq!(seen, ["one", "two"]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// # })?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -60,8 +60,8 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// the whole connection instead.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader};
-/// use flatstream_tokio::AsyncStreamWriter;
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamReader};
+/// use flatstream::tokio::AsyncStreamWriter;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
 /// let mut writer = AsyncStreamWriter::new(Vec::new(), DefaultFramer);
@@ -73,7 +73,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// // The same bytes as the sync writer's: any reader reads them.
 /// let mut reader = StreamReader::new(&bytes[..], DefaultDeframer);
 /// assert_eq!(flatbuffers::root::<&str>(reader.read_message()?.unwrap())?, "hello");
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// # })?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -92,8 +92,8 @@ pub struct AsyncStreamWriter<W, F> {
 /// of [`SyncSink`](flatstream_core::SyncSink).
 ///
 /// ```
-/// use flatstream_core::DefaultFramer;
-/// use flatstream_tokio::AsyncStreamWriter;
+/// use flatstream::DefaultFramer;
+/// use flatstream::tokio::AsyncStreamWriter;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
 /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-async-sync-{}", std::process::id()));

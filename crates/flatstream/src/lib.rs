@@ -33,61 +33,83 @@
 //! # Ok::<(), flatstream::Error>(())
 //! ```
 //!
-//! # The parts
+//! # Which reader, which writer
 //!
-//! - Writing: [`StreamWriter`] with [`write`](StreamWriter::write) (simple mode: a
-//!   [`StreamSerialize`] value into the writer's reused builder),
-//!   [`write_finished`](StreamWriter::write_finished) (expert mode: your own builders) and
-//!   [`write_payload`](StreamWriter::write_payload). It and `AsyncStreamWriter` drive one
-//!   sans-I/O [`WriterCore`]: the same byte count, bound, receipts and torn-frame tracking.
-//! - Reading: [`StreamReader`] over any `Read` ([`read_message`](StreamReader::read_message),
-//!   [`process_all`](StreamReader::process_all), [`messages`](StreamReader::messages)), with no
-//!   copy at all over `&[u8]` or a `Cursor`; [`BufReadStreamReader`], the same over a `BufRead`,
-//!   parsing in the source's own buffer (a `BufReader`'s, say); and [`Frames`] over a byte slice
-//!   such as a memory-mapped file. All implement [`MessageReader`], and all drive the one
-//!   sans-I/O [`decode::Decoder`], which a driver of your own can use too.
-//! - Async, with the `tokio` feature: `FrameCodec` for tokio-util's `FramedRead`/`FramedWrite`
-//!   (each payload a `bytes::Bytes` another task can own), `AsyncStreamReader` and
-//!   `AsyncStreamWriter` with the sync vocabulary.
-//! - The wire layout: [`frame`] (header encoding, sizes, the default bound).
-//! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
-//!   [`ChecksumDeframer`] with a [`Checksum`]: `XxHash64` (feature `xxhash64`), `Crc32`,
-//!   `Crc16`, `Crc32c` (one feature each), [`AnyChecksum`] to choose at run time.
-//! - Adapters: bounds ([`BoundedDeframer`]), observers, validation ([`ValidatingDeframer`],
-//!   [`StructuralValidator`]), typed reading ([`TypedReaderExt`]), buffer reclamation
-//!   ([`Reclaiming`]).
-//! - Paths: every item is at the crate's root. The framing and checksum items are also in the
-//!   modules [`framing`] and [`checksum`], the paths FlatStream 0.2.x code uses, and the
-//!   `tokio` feature's codec builder is in `codec` (see `docs/migrating.md`).
-//! - Journals: sync policies chosen in the writer's type ([`StreamWriter::with_sync`]:
-//!   [`SyncEveryFrames`], [`SyncEveryBytes`], [`SyncInterval`]; [`NeverSync`] by default),
-//!   [`StreamWriter::sync`] and the durable watermark ([`StreamWriter::durable`], published with
-//!   a [`WatermarkFile`]), frame [`Receipt`]s ([`StreamWriter::write_with_receipt`]), positioned
-//!   reads ([`FrameAt`]), and a [`Follower`] of a file another process appends to.
-//! - After a crash or damage: [`Recover`] finds the intact prefix of a stream and repairs a
-//!   journal with a torn tail; [`Salvage`] keeps every intact frame of a damaged checksummed
-//!   stream, skipping the damage (see `docs/robustness.md`).
-//! - Splitting: [`SplitFrames`] reads the frames that start in one byte range of a checksummed
-//!   stream, for workers that each take a range; `ParallelFrames` (feature `rayon`) reads a
-//!   byte slice on all cores through such splits (see `docs/design.md`); `MappedFile`
-//!   (feature `mmap`) gives a file's bytes as that slice, without `unsafe` in your code.
-//! - Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
+//! Every reader below checks the length against its bound before allocating and each checksum
+//! before handing out a payload. After an error, every reader of a kind behaves the same: a
+//! *framing* error (a bad length, a checksum mismatch, a frame cut short) is returned again by
+//! `read_message` (the reader stays at the frame concerned), while an iterator (`messages()`,
+//! `Frames`, `SplitFrames`, `BytesFrames`) yields it once and then ends, so a `for` loop that
+//! logs and goes on cannot spin. A *content* rejection (a validator, a verifier) skips that
+//! one frame everywhere.
+//!
+//! | source | type | after a framing error |
+//! |---|---|---|
+//! | any `std::io::Read` (file, socket, `&[u8]`, `Cursor`) | [`StreamReader`] (or [`FrameConfig::reader`]) | `read_message` returns it again; `messages()` yields it once, then ends |
+//! | a `BufRead` whose buffer you keep (`BufReader`, stdin lock) | [`read::BufReadStreamReader`] | the same as `StreamReader` |
+//! | a byte slice in memory | [`Frames`] | yields it once, then ends (its `read_message` returns it again) |
+//! | a file, mapped (feature `mmap`) | `read::MappedFile`, then [`Frames`] over its bytes | as `Frames` |
+//! | `bytes::Bytes`, payloads owned (feature `bytes`) | `read::BytesFrames` | as `Frames` |
+//! | an `AsyncRead` (feature `tokio`) | `tokio::AsyncStreamReader` (or `AsyncStreamReader::from_config`) | `read_message` returns it again |
+//! | tokio-util's `FramedRead` (feature `tokio`) | `tokio::FrameCodec` (`FrameCodec::builder()`, `FrameCodec::from_config`) | yields it once, then `None` |
+//! | a file another process appends to | [`journal::Follower`] | waits for the rest of a frame cut short; a corrupt frame is returned again |
+//! | frames at known offsets | [`journal::FrameAt`] | the error of that offset only; other offsets read as before |
+//! | one byte range of a checksummed stream | [`split::SplitFrames`] | as `Frames` |
+//! | a slice on all cores (feature `rayon`) | `split::ParallelFrames` | returns the first error in stream order, as a sequential read would |
+//! | a stream to check or repair after a crash | [`repair::Recover`] | reports the intact prefix and where it ends |
+//! | a damaged checksummed stream | [`repair::Salvage`] | skips the damage, keeps every intact frame |
+//!
+//! | sink | type | after an error |
+//! |---|---|---|
+//! | any `std::io::Write` | [`StreamWriter`] (or [`FrameConfig::writer`]) | a refused payload (over the bound) writes nothing; an I/O error mid-frame is tracked as a torn frame |
+//! | an `AsyncWrite` (feature `tokio`) | `tokio::AsyncStreamWriter` | the same core as `StreamWriter` ([`write::WriterCore`]) |
+//! | tokio-util's `FramedWrite` (feature `tokio`) | `tokio::FrameCodec` | a payload over the bound is refused and nothing of it is appended |
+//! | a journal that must survive a crash | [`StreamWriter::with_sync`] with a [`journal::SyncPolicy`] | as `StreamWriter`; [`StreamWriter::durable`] says what reached the disk |
+//!
+//! One [`FrameConfig`] (checksum, bound, initial capacity, reclaim policy) builds the sync
+//! reader and writer ([`FrameConfig::reader`], [`FrameConfig::writer`]), and with the `tokio`
+//! feature the async reader (`AsyncStreamReader::from_config`) and the codec
+//! (`FrameCodec::from_config`, or `FrameCodec::builder()` in tokio-util's style).
+//!
+//! # Paths
+//!
+//! The root holds what most programs name: the reader, the writer, the framers, the
+//! configuration, the errors. The rest lives in a module named for its concern:
+//!
+//! - [`read`]: the other readers (`BufRead`, `Bytes`, mapped files), [`read::MessageReader`],
+//!   the sans-I/O [`read::ReadBuffer`], buffer reclamation, typed reading.
+//! - [`write`](mod@write): the sans-I/O [`write::WriterCore`], [`write::Receipt`], write strategies.
+//! - [`journal`]: sync policies, the durable watermark, positioned reads, following a file.
+//! - [`repair`]: recovery after a crash, salvage of damaged streams.
+//! - [`split`]: byte-range splits and parallel reading.
+//! - [`adapters`]: bounds, observers and validation around a framer or deframer.
+//! - [`frame`] (the header layout and sizes) and [`decode`] (the sans-I/O decoder).
+//! - [`checksum`]: the checksum trait and algorithms, and [`checksum::AnyChecksum`] to choose
+//!   one at run time.
+//! - `tokio` (feature `tokio`): the async reader and writer and the tokio-util codec.
+//! - [`framing`]: the framers under the path FlatStream 0.2.x gave them.
+//!
+//! Each item has one path, except where code written for FlatStream 0.2.x needs a second: the
+//! framers are also in [`framing`], and `XxHash64`, `Crc32` and `Crc16` are also at the root
+//! (see `docs/migrating.md`).
+//!
+//! Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
 //!
 //! # Features
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`BufReadStreamReader`], I/O errors; run-time CPU detection for the CRC features that are on (crc-fast for `Crc32c`, which runs on tables without `std`) | no |
+//! | `std` | yes | [`StreamWriter`], [`StreamReader`], [`read::BufReadStreamReader`], I/O errors; run-time CPU detection for the CRC features that are on (crc-fast for `Crc32c`, which runs on tables without `std`) | no |
 //! | `xxhash64` (or `xxhash`, its 0.2.x name) | no | `XxHash64` (XXH3-64: XXH3, not XXH64; 8 bytes) | only in streams framed with it |
 //! | `crc32` | no | `Crc32` (CRC-32/ISO-HDLC, 4 bytes) | only in streams framed with it |
 //! | `crc16` | no | `Crc16` (CRC-16/XMODEM, 2 bytes) | only in streams framed with it |
 //! | `crc32c` | no | `Crc32c` (CRC-32C, 4 bytes) | only in streams framed with it |
 //! | `all_checksums` | no | all four | only in streams framed with them |
-//! | `bytes` | no | `BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
-//! | `tokio` | no | `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` (the `flatstream-tokio` crate) | no |
-//! | `rayon` | no | `ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`SplitFrames`], unordered or in stream order | no |
-//! | `mmap` | no | `MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) where possible, read into memory where not; its one risk is documented on it | no |
-//! | `unchecked` | no | `UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
+//! | `bytes` | no | `read::BytesFrames`: the frames of a `bytes::Bytes`, each payload a `Bytes` sharing its buffer (`Send + 'static`); keeps `no_std` | no |
+//! | `tokio` | no | the `tokio` module: `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` | no |
+//! | `rayon` | no | `split::ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`split::SplitFrames`], unordered or in stream order | no |
+//! | `mmap` | no | `read::MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) where possible, read into memory where not; its one risk is documented on it | no |
+//! | `unchecked` | no | `read::UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash`): `MappedFile`
 //! maps it (or reads it into memory where it cannot be mapped, such as a pipe), and
@@ -96,8 +118,9 @@
 //! ```
 //! # #[cfg(all(feature = "mmap", feature = "rayon", feature = "xxhash"))]
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use flatstream::{ChecksumDeframer, ChecksumFramer, MappedFile, ParallelFrames};
-//! use flatstream::{StreamWriter, XxHash64};
+//! use flatstream::read::MappedFile;
+//! use flatstream::split::ParallelFrames;
+//! use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter, XxHash64};
 //! # let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir)?;
 //! # let path = dir.join("capture.fs");
@@ -135,58 +158,116 @@
 #![warn(clippy::cast_possible_truncation)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-#[cfg(feature = "unchecked")]
-pub use flatstream_adapters::UncheckedReaderExt;
-pub use flatstream_adapters::{
-    BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoReclaim, NoValidator,
-    ObserverDeframer, ObserverFramer, ReclaimPolicy, ShrinkAbove, ShrinkAfter, SizeValidator,
-    StructuralValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
+pub use flatstream_core::flatbuffers;
+pub use flatstream_core::{
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, ErrorKind,
+    FrameConfig, Framer, Frames, Result, StreamSerialize,
 };
 #[cfg(feature = "std")]
-pub use flatstream_adapters::{
-    ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt, stream_deserialize,
-};
+pub use flatstream_core::{StreamReader, StreamWriter};
+// The algorithms FlatStream 0.2.x code reaches through `use flatstream::*`; their canonical
+// path is `checksum::`.
 #[cfg(feature = "crc16")]
 pub use flatstream_checksum::Crc16;
 #[cfg(feature = "crc32")]
 pub use flatstream_checksum::Crc32;
-#[cfg(feature = "crc32c")]
-pub use flatstream_checksum::Crc32c;
 #[cfg(feature = "xxhash")]
 pub use flatstream_checksum::XxHash64;
-pub use flatstream_checksum::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
-pub use flatstream_core::*;
-#[cfg(feature = "tokio")]
-pub use flatstream_tokio::codec;
-#[cfg(feature = "tokio")]
-pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, AsyncSyncSink, FrameCodec};
 
-/// The framing strategies, under the path FlatStream 0.2.x gave them (`flatstream::framing::`):
-/// the same items as at the crate's root. See `docs/migrating.md`.
+pub use flatstream_core::{decode, frame};
+
+/// Reading: the readers besides [`StreamReader`] and [`Frames`], the [`MessageReader`](read::MessageReader) trait
+/// they share, the sans-I/O [`ReadBuffer`](read::ReadBuffer) under every buffered reader, buffer reclamation and
+/// typed reading.
+pub mod read {
+    #[cfg(feature = "unchecked")]
+    pub use flatstream_adapters::UncheckedReaderExt;
+    #[cfg(feature = "std")]
+    pub use flatstream_adapters::{
+        ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt,
+        stream_deserialize,
+    };
+    #[cfg(feature = "std")]
+    pub use flatstream_core::BufReadStreamReader;
+    #[cfg(feature = "bytes")]
+    pub use flatstream_core::BytesFrames;
+    #[cfg(feature = "mmap")]
+    pub use flatstream_core::MappedFile;
+    pub use flatstream_core::{
+        IntoControlFlow, MessageReader, Messages, Next, NoReclaim, ReadBuffer, ReclaimPolicy,
+        ShrinkAbove, ShrinkAfter, Storage,
+    };
+}
+
+/// Writing: the sans-I/O [`WriterCore`](write::WriterCore) under `StreamWriter` and the async writer, frame
+/// [`Receipt`](write::Receipt)s, and the write strategies.
+#[cfg(feature = "std")]
+pub mod write {
+    pub use flatstream_core::{PlainWrites, Receipt, VectoredWrites, WriteStrategy, WriterCore};
+}
+
+/// Journals: sync policies chosen in the writer's type (`StreamWriter::with_sync`), the durable
+/// watermark, positioned reads, and a follower of a file another process appends to.
+#[cfg(feature = "std")]
+pub mod journal {
+    pub use flatstream_core::{
+        Followed, Follower, FrameAt, NeverSync, PublishWatermark, SyncEveryBytes, SyncEveryFrames,
+        SyncInterval, SyncPolicy, SyncSink, WatermarkFile, read_watermark,
+    };
+}
+
+/// After a crash or damage: [`Recover`](repair::Recover) finds the intact prefix of a stream and repairs a
+/// journal with a torn tail; [`Salvage`](repair::Salvage) keeps every intact frame of a damaged checksummed
+/// stream (see `docs/robustness.md`).
+pub mod repair {
+    pub use flatstream_core::{Recover, Recovery, Salvage, Salvaged, StreamEnd};
+    #[cfg(feature = "std")]
+    pub use flatstream_core::{RepairPolicy, SalvageReport};
+}
+
+/// Splitting: [`SplitFrames`](split::SplitFrames) reads the frames that start in one byte range of a checksummed
+/// stream; `ParallelFrames` (feature `rayon`) reads a slice on all cores through such splits.
+pub mod split {
+    #[cfg(feature = "rayon")]
+    pub use flatstream_core::ParallelFrames;
+    pub use flatstream_core::{DEFAULT_CONFIRMATIONS, SplitFrames};
+}
+
+/// Around a framer or deframer: bounds, observers, validation of each payload.
+pub mod adapters {
+    pub use flatstream_adapters::{
+        BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoValidator, ObserverDeframer,
+        ObserverFramer, SizeValidator, StructuralValidator, TypedValidator, ValidatingDeframer,
+        ValidatingFramer, Validator,
+    };
+    pub use flatstream_core::ValidationFailure;
+}
+
+/// The checksum trait and algorithms (`XxHash64` with feature `xxhash64`, `Crc32`, `Crc16`,
+/// `Crc32c` with one feature each), and [`AnyChecksum`](checksum::AnyChecksum) to choose one at run time. The path
+/// FlatStream 0.2.x gave them.
+pub mod checksum {
+    pub use flatstream_checksum::*;
+}
+
+/// Async framing for tokio (feature `tokio`): `AsyncStreamReader`, `AsyncStreamWriter` and
+/// `FrameCodec` for tokio-util's `FramedRead`/`FramedWrite`.
+#[cfg(feature = "tokio")]
+pub mod tokio {
+    pub use flatstream_tokio::*;
+}
+
+/// The framers, under the path FlatStream 0.2.x gave them (`flatstream::framing::`): the same
+/// items as at the crate's root and in [`adapters`]. See `docs/migrating.md`.
 pub mod framing {
+    pub use crate::frame::DEFAULT_MAX_FRAME_LEN;
     pub use flatstream_adapters::{
         BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
         ValidatingDeframer, ValidatingFramer,
     };
-    pub use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
     pub use flatstream_core::{
         ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
     };
-}
-
-/// The checksum trait and algorithms, under the path FlatStream 0.2.x gave them
-/// (`flatstream::checksum::`): the same items as at the crate's root. See `docs/migrating.md`.
-pub mod checksum {
-    #[cfg(feature = "crc16")]
-    pub use flatstream_checksum::Crc16;
-    #[cfg(feature = "crc32")]
-    pub use flatstream_checksum::Crc32;
-    #[cfg(feature = "crc32c")]
-    pub use flatstream_checksum::Crc32c;
-    #[cfg(feature = "xxhash")]
-    pub use flatstream_checksum::XxHash64;
-    pub use flatstream_checksum::{AnyChecksum, ChecksumKind};
-    pub use flatstream_core::{Checksum, NoChecksum};
 }
 
 /// The Rust examples of README.md, compiled and run as doctests.

@@ -6,10 +6,12 @@
 //! The other process is this test binary itself, run again as a child process
 //! (`flatstream_test_support::child`).
 
-use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Followed, Follower, FrameAt,
-    Recover, RepairPolicy, StreamWriter, SyncEveryFrames, WatermarkFile, read_watermark,
+use flatstream::checksum::{AnyChecksum, ChecksumKind};
+use flatstream::journal::{
+    Followed, Follower, FrameAt, SyncEveryFrames, WatermarkFile, read_watermark,
 };
+use flatstream::repair::{Recover, RepairPolicy};
+use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter};
 use flatstream_test_support::child;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Write};

@@ -3,10 +3,12 @@
 
 #![cfg(feature = "xxhash")]
 
+use flatstream::adapters::{DeframerExt, SizeValidator, StructuralValidator, Validator};
+use flatstream::read::TypedReaderExt;
+use flatstream::repair::{Recover, StreamEnd};
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, DeframerExt, Error,
-    ErrorKind, Recover, SizeValidator, StreamEnd, StreamReader, StreamWriter, StructuralValidator,
-    TypedReaderExt, Validator, XxHash64,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Error, ErrorKind,
+    StreamReader, StreamWriter, XxHash64,
 };
 use std::io::{Cursor, Read};
 
@@ -24,7 +26,7 @@ fn the_0_2_paths_name_the_root_items() {
     let _: flatstream::framing::ChecksumDeframer<flatstream::checksum::XxHash64> =
         ChecksumDeframer::new(XxHash64::new());
     assert_eq!(
-        <flatstream::checksum::XxHash64 as flatstream::Checksum>::SIZE,
+        <flatstream::checksum::XxHash64 as flatstream::checksum::Checksum>::SIZE,
         8
     );
     assert_eq!(

@@ -2,9 +2,9 @@
 //! read, on pools of 1 to 4 threads, and errors carry the offsets a sequential reader gives.
 #![cfg(feature = "rayon")]
 
+use flatstream::split::ParallelFrames;
 use flatstream::{
-    ChecksumDeframer, ChecksumFramer, Crc16, DefaultDeframer, Deframer, Error, Frames,
-    ParallelFrames, XxHash64,
+    ChecksumDeframer, ChecksumFramer, Crc16, DefaultDeframer, Deframer, Error, Frames, XxHash64,
 };
 use flatstream_test_support::stream_with;
 use proptest::prelude::*;
@@ -353,7 +353,7 @@ fn a_deframer_chosen_at_run_time_works_boxed() {
 #[test]
 fn split_and_parallel_readers_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<flatstream::SplitFrames<'static, ChecksumDeframer<XxHash64>>>();
+    assert_send_sync::<flatstream::split::SplitFrames<'static, ChecksumDeframer<XxHash64>>>();
     assert_send_sync::<ParallelFrames<'static, ChecksumDeframer<XxHash64>>>();
     assert_send_sync::<ParallelFrames<'static, Box<dyn Deframer + Sync + Send>>>();
 }

@@ -2,10 +2,9 @@
 //! CRC-32C): a damaged length field never makes `Recover` cut an intact frame, and a stream
 //! cut anywhere loses exactly the frame it was cut in.
 
-use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Deframer, Error, Recover,
-    Recovery, RepairPolicy, StreamEnd, StreamWriter,
-};
+use flatstream::checksum::{AnyChecksum, ChecksumKind};
+use flatstream::repair::{Recover, Recovery, RepairPolicy, StreamEnd};
+use flatstream::{ChecksumDeframer, ChecksumFramer, Deframer, Error, StreamWriter};
 use proptest::prelude::*;
 use std::fs::{self, OpenOptions};
 use std::path::PathBuf;

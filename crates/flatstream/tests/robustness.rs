@@ -4,9 +4,11 @@
 //! allocate beyond the bytes present (counting allocator), and, with a checksum, must never hand
 //! out a payload that was not written.
 
+use flatstream::checksum::{AnyChecksum, ChecksumKind};
+use flatstream::repair::{Recover, Salvage, Salvaged, StreamEnd};
 use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, DefaultDeframer, DefaultFramer,
-    Deframer, Framer, Frames, Recover, Salvage, Salvaged, StreamEnd, StreamReader, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer, Frames,
+    StreamReader, StreamWriter,
 };
 use flatstream_test_support::alloc::{CountingAlloc, measure_exact};
 use flatstream_test_support::telemetry::Reading;

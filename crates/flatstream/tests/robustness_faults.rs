@@ -4,9 +4,11 @@
 
 // The algorithms through the checksum crate: the dev-dependency compiles them all, whatever
 // features `flatstream` itself is built with.
+use flatstream::repair::{Recover, StreamEnd};
+use flatstream::write::WriteStrategy;
 use flatstream::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Framer,
-    Frames, Recover, StreamEnd, StreamReader, StreamWriter, WriteStrategy,
+    Frames, StreamReader, StreamWriter,
 };
 use flatstream_checksum::{Crc16, XxHash64};
 use flatstream_test_support::faults::{FaultySink, FaultySource};

@@ -1,9 +1,11 @@
 //! Crash and reopen: a journal whose writer died mid-frame (simulated by cutting the file at
 //! every byte offset) is repaired, appended to, and read back whole, for every framing.
 
+use flatstream::checksum::{AnyChecksum, ChecksumKind};
+use flatstream::repair::{Recover, RepairPolicy, StreamEnd};
 use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, DefaultDeframer, DefaultFramer,
-    Deframer, Framer, Recover, RepairPolicy, StreamEnd, StreamReader, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
+    StreamReader, StreamWriter,
 };
 use flatstream_test_support::telemetry::Reading;
 use std::fs::{self, File, OpenOptions};

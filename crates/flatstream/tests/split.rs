@@ -2,9 +2,10 @@
 //! resynchronization rule alone on streams whose payloads embed frames that verify, and the
 //! join check on any stream at all (nested streams, zero frames, damage).
 
+use flatstream::checksum::{Checksum, Crc32c};
+use flatstream::split::SplitFrames;
 use flatstream::{
-    Checksum, ChecksumDeframer, ChecksumFramer, Crc16, Crc32, Crc32c, Deframer, Error, Frames,
-    SplitFrames, XxHash64,
+    ChecksumDeframer, ChecksumFramer, Crc16, Crc32, Deframer, Error, Frames, XxHash64,
 };
 use flatstream_test_support::stream_with;
 use proptest::prelude::*;

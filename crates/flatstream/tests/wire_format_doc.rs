@@ -1,8 +1,9 @@
 //! The worked examples of `docs/wire-format.md` are what flatstream writes and reads.
 
+use flatstream::checksum::Checksum;
 use flatstream::{
-    Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
-    Frames, StreamWriter,
+    ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer, Frames,
+    StreamWriter,
 };
 
 const DOC: &str = include_str!("../../../docs/wire-format.md");

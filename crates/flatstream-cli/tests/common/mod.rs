@@ -2,9 +2,8 @@
 //! time), and the streams it runs on.
 #![allow(dead_code, unreachable_pub)]
 
-use flatstream::{
-    AnyChecksum, ChecksumDeframer, ChecksumFramer, ChecksumKind, Frames, StreamWriter,
-};
+use flatstream::checksum::{AnyChecksum, ChecksumKind};
+use flatstream::{ChecksumDeframer, ChecksumFramer, Frames, StreamWriter};
 use flatstream_test_support::telemetry::Reading;
 use serde_json::Value;
 use std::io::{Read, Write};

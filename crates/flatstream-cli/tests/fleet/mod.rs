@@ -5,7 +5,7 @@
 
 use crate::common::framed;
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
-use flatstream::ChecksumKind;
+use flatstream::checksum::ChecksumKind;
 use serde_json::{Value, json};
 
 #[allow(

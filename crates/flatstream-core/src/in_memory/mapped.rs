@@ -12,11 +12,12 @@ use std::vec::Vec;
 /// memory where mapping is not possible.
 ///
 /// ```
-/// use flatstream_core::{ChecksumDeframer, Frames, MappedFile};
-/// # use flatstream_core::{ChecksumFramer, StreamWriter};
+/// use flatstream::{ChecksumDeframer, Frames};
+/// use flatstream::read::MappedFile;
+/// # use flatstream::{ChecksumFramer, StreamWriter};
 /// # #[derive(Clone, Copy)]
 /// # struct Fnv32;
-/// # impl flatstream_core::Checksum for Fnv32 {
+/// # impl flatstream::checksum::Checksum for Fnv32 {
 /// #     fn size(&self) -> usize { 4 }
 /// #     fn calculate(&self, p: &[u8]) -> u64 {
 /// #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()

@@ -67,7 +67,8 @@ pub enum Followed<'a> {
 /// length over the bound) is returned as by the readers, and repeats on the next call.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, Followed, Follower, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream::journal::{Followed, Follower};
 /// use std::io::Write;
 ///
 /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-follow-{}", std::process::id()));

@@ -26,7 +26,9 @@ use std::vec::Vec;
 /// frame**: only a checksum (and a tight bound) tells a frame from bytes that look like one.
 ///
 /// ```
-/// use flatstream_core::{ChecksumDeframer, ChecksumFramer, Error, FrameAt, NoChecksum, StreamWriter};
+/// use flatstream::{ChecksumDeframer, ChecksumFramer, Error, StreamWriter};
+/// use flatstream::checksum::NoChecksum;
+/// use flatstream::journal::FrameAt;
 /// use std::io::Cursor;
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(NoChecksum));

@@ -27,7 +27,7 @@ const FILE_LEN: usize = 32;
 /// journal, in a small file beside it.
 ///
 /// ```
-/// use flatstream_core::{WatermarkFile, read_watermark};
+/// use flatstream::journal::{WatermarkFile, read_watermark};
 ///
 /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-wm-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;

@@ -27,7 +27,8 @@ use core::ops::{ControlFlow, Range};
 ///    cut short.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, Next, ReadBuffer, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream::read::{Next, ReadBuffer};
 /// use std::io::Read;
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);

@@ -45,7 +45,8 @@ use std::vec::Vec;
 /// releases it. To choose how much is read at a time, choose the `BufReader`'s capacity.
 ///
 /// ```
-/// use flatstream_core::{BufReadStreamReader, DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream::read::BufReadStreamReader;
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"one")?;
@@ -60,7 +61,7 @@ use std::vec::Vec;
 ///     Ok(())
 /// })?;
 /// assert_eq!(seen, ["one", "two"]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct BufReadStreamReader<R, D> {

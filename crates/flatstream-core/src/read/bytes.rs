@@ -22,7 +22,8 @@ use bytes::Bytes;
 ///
 /// ```
 /// use bytes::Bytes;
-/// use flatstream_core::{BytesFrames, DefaultDeframer};
+/// use flatstream::DefaultDeframer;
+/// use flatstream::read::BytesFrames;
 ///
 /// let stream = Bytes::from_static(&[2, 0, 0, 0, b'h', b'i', 1, 0, 0, 0, b'!']);
 /// let payloads: Vec<Bytes> = BytesFrames::new(stream, DefaultDeframer).collect::<Result<_, _>>()?;
@@ -30,7 +31,7 @@ use bytes::Bytes;
 /// // Each payload can be moved to another thread: it keeps the buffer alive by itself.
 /// let first = payloads[0].clone();
 /// std::thread::spawn(move || assert_eq!(first, &b"hi"[..])).join().unwrap();
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct BytesFrames<D> {

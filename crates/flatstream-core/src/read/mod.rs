@@ -30,9 +30,10 @@ use core::ops::ControlFlow;
 /// `AsyncStreamReader` and `FrameCodec` are async.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, Frames, MessageReader, StreamReader, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, Frames, StreamReader, StreamWriter};
+/// use flatstream::read::MessageReader;
 ///
-/// fn count(reader: &mut impl MessageReader) -> flatstream_core::Result<usize> {
+/// fn count(reader: &mut impl MessageReader) -> flatstream::Result<usize> {
 ///     let mut n = 0;
 ///     reader.process_all(|_payload| {
 ///         n += 1;
@@ -47,7 +48,7 @@ use core::ops::ControlFlow;
 /// let bytes = writer.into_inner();
 /// assert_eq!(count(&mut StreamReader::new(&bytes[..], DefaultDeframer))?, 2);
 /// assert_eq!(count(&mut Frames::new(&bytes, DefaultDeframer))?, 2);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 pub trait MessageReader {
     /// The next payload, or `None` at a clean end of stream (the input ended exactly between

@@ -51,7 +51,7 @@ impl ReclaimPolicy for NoReclaim {
 /// (all messages small) nothing is ever reallocated.
 ///
 /// ```
-/// use flatstream_core::{ReclaimPolicy, ShrinkAfter};
+/// use flatstream::read::{ReclaimPolicy, ShrinkAfter};
 ///
 /// let mut policy = ShrinkAfter::new(1024, 3);
 /// assert!(!policy.after_message(100)); // small, nothing grew
@@ -113,7 +113,7 @@ impl ReclaimPolicy for ShrinkAfter {
 /// returned at once. Each such message costs one reallocation.
 ///
 /// ```
-/// use flatstream_core::{ReclaimPolicy, ShrinkAbove};
+/// use flatstream::read::{ReclaimPolicy, ShrinkAbove};
 ///
 /// let mut policy = ShrinkAbove::new(4096, 1 << 20);
 /// assert!(!policy.after_message(64 * 1024));

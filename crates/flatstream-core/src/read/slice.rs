@@ -19,12 +19,12 @@ use crate::wire::framing::Deframer;
 /// It is also a [`MessageReader`](crate::MessageReader), so typed reading and the other reader adapters work over it.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, Frames};
+/// use flatstream::{DefaultDeframer, Frames};
 ///
 /// let bytes = [2, 0, 0, 0, b'h', b'i', 0, 0, 0, 0];
 /// let payloads: Vec<&[u8]> = Frames::new(&bytes, DefaultDeframer).collect::<Result<_, _>>()?;
 /// assert_eq!(payloads, [&b"hi"[..], &b""[..]]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Frames<'a, D> {

@@ -64,7 +64,7 @@ use std::vec::Vec;
 ///   [`Error::InvalidFlatbuffer`](crate::Error::InvalidFlatbuffer)) concern a frame that was read whole: the reader moves past it.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"one")?;
@@ -78,7 +78,7 @@ use std::vec::Vec;
 ///     Ok(())
 /// })?;
 /// assert_eq!(seen, ["one", "two"]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct StreamReader<R, D, P = NoReclaim> {

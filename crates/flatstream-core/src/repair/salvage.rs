@@ -53,7 +53,9 @@ pub enum Salvaged<'a> {
 /// ```
 ///
 /// ```
-/// use flatstream_core::{Checksum, ChecksumDeframer, ChecksumFramer, Salvage, Salvaged, StreamWriter};
+/// use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter};
+/// use flatstream::checksum::Checksum;
+/// use flatstream::repair::{Salvage, Salvaged};
 /// # struct Fnv32;
 /// # impl Checksum for Fnv32 {
 /// #     fn size(&self) -> usize { 4 }
@@ -80,7 +82,7 @@ pub enum Salvaged<'a> {
 /// }
 /// assert_eq!(kept, [&b"one"[..], b"three"]);
 /// assert_eq!(skipped, [11..22]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 ///
 /// # What it promises

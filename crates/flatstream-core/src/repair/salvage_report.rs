@@ -26,7 +26,9 @@ impl<D: Deframer> Salvage<'_, D> {
     /// [`StreamWriter::bytes_written`](crate::StreamWriter::bytes_written)).
     ///
     /// ```
-    /// use flatstream_core::{Checksum, ChecksumDeframer, ChecksumFramer, Frames, Salvage, StreamWriter};
+    /// use flatstream::{ChecksumDeframer, ChecksumFramer, Frames, StreamWriter};
+    /// use flatstream::checksum::Checksum;
+    /// use flatstream::repair::Salvage;
     /// # #[derive(Clone, Copy)]
     /// # struct Fnv32;
     /// # impl Checksum for Fnv32 {
@@ -48,7 +50,7 @@ impl<D: Deframer> Salvage<'_, D> {
     /// let clean = clean.into_inner();
     /// let payloads: Vec<&[u8]> = Frames::new(&clean, ChecksumDeframer::new(Fnv32)).collect::<Result<_, _>>()?;
     /// assert_eq!(payloads, [&b"kept"[..], b"kept too"]);
-    /// # Ok::<(), flatstream_core::Error>(())
+    /// # Ok::<(), flatstream::Error>(())
     /// ```
     pub fn write_to<W: std::io::Write, F: Framer>(
         self,

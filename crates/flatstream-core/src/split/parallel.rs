@@ -81,7 +81,8 @@ const SPLITS_PER_THREAD: usize = 8;
 /// ([`with_split_len`](Self::with_split_len)) keep streams of large frames parallel.
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, ParallelFrames, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream::split::ParallelFrames;
 /// use std::sync::atomic::{AtomicU64, Ordering};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
@@ -112,7 +113,7 @@ const SPLITS_PER_THREAD: usize = 8;
 ///     },
 /// )?;
 /// assert_eq!(expected, 10_000);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 ///
 /// A deframer chosen at run time is a `Box<dyn Deframer + Sync>`, or a
@@ -331,7 +332,8 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// commutative.
     ///
     /// ```
-    /// use flatstream_core::{DefaultDeframer, DefaultFramer, ParallelFrames, StreamWriter};
+    /// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+    /// use flatstream::split::ParallelFrames;
     ///
     /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
     /// for i in 0..10_000u32 {
@@ -351,7 +353,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     ///         |a, b| (a.0 + b.0, a.1 + b.1),
     ///     )?;
     /// assert_eq!((count, sum), (10_000, (0..10_000u64).sum()));
-    /// # Ok::<(), flatstream_core::Error>(())
+    /// # Ok::<(), flatstream::Error>(())
     /// ```
     ///
     /// `Ok(ControlFlow::Break(()))` stops the fold without an error: the result combines the

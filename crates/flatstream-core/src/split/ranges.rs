@@ -72,7 +72,9 @@ enum Tried {
 /// ends the iteration; a content error is yielded and iteration goes on.
 ///
 /// ```
-/// use flatstream_core::{Checksum, ChecksumDeframer, ChecksumFramer, SplitFrames, StreamWriter};
+/// use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter};
+/// use flatstream::checksum::Checksum;
+/// use flatstream::split::SplitFrames;
 /// # #[derive(Clone, Copy)]
 /// # struct Fnv32;
 /// # impl Checksum for Fnv32 {
@@ -96,7 +98,7 @@ enum Tried {
 /// let second: Vec<&[u8]> = second.collect::<Result<_, _>>()?;
 /// assert_eq!(first, [&b"alpha"[..], b"beta"]);
 /// assert_eq!(second, [&b"gamma"[..], b"delta"]);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 ///
 /// # Joining splits: the check that makes a partition exact

@@ -23,7 +23,7 @@
 /// A (weak) checksum of our own, stored in 2 bytes:
 ///
 /// ```
-/// use flatstream_core::Checksum;
+/// use flatstream::checksum::Checksum;
 ///
 /// struct ByteSum;
 ///
@@ -42,7 +42,7 @@
 /// The same width as a constant, as FlatStream 0.2.x's trait had it:
 ///
 /// ```
-/// use flatstream_core::Checksum;
+/// use flatstream::checksum::Checksum;
 ///
 /// struct ByteSum;
 ///
@@ -59,7 +59,8 @@
 /// Giving neither does not build:
 ///
 /// ```compile_fail
-/// use flatstream_core::{Checksum, ChecksumFramer, Framer};
+/// use flatstream::{ChecksumFramer, Framer};
+/// use flatstream::checksum::Checksum;
 ///
 /// struct Widthless;
 ///
@@ -70,7 +71,7 @@
 /// }
 ///
 /// ChecksumFramer::new(Widthless).header(b"x", 0)?;
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 pub trait Checksum {
     /// Width of the checksum field on the wire, in bytes (0 to 8), where it is the same for

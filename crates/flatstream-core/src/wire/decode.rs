@@ -25,8 +25,8 @@
 //! bounds checks, the same errors and the same offsets by driving it the same way:
 //!
 //! ```
-//! use flatstream_core::decode::{Decoded, Decoder};
-//! use flatstream_core::{DefaultDeframer, Error};
+//! use flatstream::decode::{Decoded, Decoder};
+//! use flatstream::{DefaultDeframer, Error};
 //!
 //! let decoder = Decoder::new(DefaultDeframer).with_max_frame_len(1024);
 //! let stream = [2, 0, 0, 0, b'h', b'i', 5, 0, 0, 0, b'a'];
@@ -201,8 +201,8 @@ impl Incomplete {
     /// claims. The rule of every buffering reader of flatstream.
     ///
     /// ```
-    /// # use flatstream_core::decode::{Decoded, Decoder, FIRST_ALLOCATION};
-    /// # use flatstream_core::DefaultDeframer;
+    /// # use flatstream::decode::{Decoded, Decoder, FIRST_ALLOCATION};
+    /// # use flatstream::DefaultDeframer;
     /// // A header that claims 1 GiB, followed by 10 bytes.
     /// let mut bytes = vec![0, 0, 0, 0x40];
     /// bytes.extend([1; 10]);
@@ -211,7 +211,7 @@ impl Incomplete {
     /// };
     /// assert_eq!(need.grown_len(0, 64 * 1024), FIRST_ALLOCATION);
     /// assert_eq!(need.grown_len(64 * 1024, 64 * 1024), 128 * 1024, "doubling, past the capacity");
-    /// # Ok::<(), flatstream_core::Error>(())
+    /// # Ok::<(), flatstream::Error>(())
     /// ```
     #[inline(always)]
     pub fn grown_len(&self, len: usize, capacity: usize) -> usize {

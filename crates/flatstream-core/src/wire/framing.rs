@@ -42,12 +42,12 @@ pub trait Framer {
     /// written; an I/O error may leave part of the frame written.
     ///
     /// ```
-    /// use flatstream_core::{DefaultFramer, Framer};
+    /// use flatstream::{DefaultFramer, Framer};
     ///
     /// let mut out = Vec::new();
     /// DefaultFramer.frame_and_write(&mut out, b"abc")?;
     /// assert_eq!(out, b"\x03\x00\x00\x00abc");
-    /// # Ok::<(), flatstream_core::Error>(())
+    /// # Ok::<(), flatstream::Error>(())
     /// ```
     #[cfg(feature = "std")]
     fn frame_and_write<W: std::io::Write + ?Sized>(
@@ -99,7 +99,7 @@ pub trait Deframer {
     /// [`Error::UnexpectedEof`]; after any error the reader is inside or past the frame.
     ///
     /// ```
-    /// use flatstream_core::{DefaultDeframer, DefaultFramer, Deframer, Framer};
+    /// use flatstream::{DefaultDeframer, DefaultFramer, Deframer, Framer};
     ///
     /// let mut wire = Vec::new();
     /// DefaultFramer.frame_and_write(&mut wire, b"abc")?;
@@ -107,7 +107,7 @@ pub trait Deframer {
     /// assert_eq!(DefaultDeframer.read_and_deframe(&mut src, &mut buf)?, Some(3));
     /// assert_eq!(buf, b"abc");
     /// assert_eq!(DefaultDeframer.read_and_deframe(&mut src, &mut buf)?, None);
-    /// # Ok::<(), flatstream_core::Error>(())
+    /// # Ok::<(), flatstream::Error>(())
     /// ```
     #[cfg(feature = "std")]
     fn read_and_deframe<R: std::io::Read + ?Sized>(

@@ -54,7 +54,8 @@ impl Receipt {
 /// A driver writes a frame in four steps:
 ///
 /// ```
-/// use flatstream_core::{DefaultFramer, WriterCore};
+/// use flatstream::DefaultFramer;
+/// use flatstream::write::WriterCore;
 /// use std::io::Write;
 ///
 /// let mut core = WriterCore::new().with_max_frame_len(1024);
@@ -72,7 +73,7 @@ impl Receipt {
 /// let receipt = core.receipt(offset);
 /// assert_eq!((receipt.offset, receipt.len), (0, 4 + payload.len() as u64));
 /// assert_eq!(core.bytes_written(), sink.len() as u64);
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 ///
 /// Every writer of flatstream is a driver of one: [`StreamWriter`](crate::StreamWriter) over a

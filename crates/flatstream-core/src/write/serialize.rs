@@ -19,7 +19,7 @@ use flatbuffers::{Allocator, FlatBufferBuilder};
 ///
 /// ```
 /// use flatbuffers::FlatBufferBuilder;
-/// use flatstream_core::{Result, StreamSerialize};
+/// use flatstream::{Result, StreamSerialize};
 ///
 /// struct Label(String);
 ///
@@ -37,7 +37,7 @@ use flatbuffers::{Allocator, FlatBufferBuilder};
 /// let mut builder = FlatBufferBuilder::new();
 /// Label("boiler".into()).serialize(&mut builder)?;
 /// assert!(!builder.finished_data().is_empty());
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 pub trait StreamSerialize {
     /// Serializes `self` into `builder` and finishes the buffer.

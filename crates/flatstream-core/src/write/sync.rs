@@ -47,7 +47,8 @@ use std::time::{Duration, Instant};
 /// of one (it flushes its buffer first).
 ///
 /// ```
-/// use flatstream_core::{DefaultFramer, StreamWriter, SyncEveryFrames};
+/// use flatstream::{DefaultFramer, StreamWriter};
+/// use flatstream::journal::SyncEveryFrames;
 /// use std::io::BufWriter;
 ///
 /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-sync-{}", std::process::id()));

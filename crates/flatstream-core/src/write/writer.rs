@@ -125,7 +125,7 @@ impl WriteStrategy for VectoredWrites {
 /// durable watermark stays where it was.
 ///
 /// ```
-/// use flatstream_core::{DefaultFramer, StreamWriter};
+/// use flatstream::{DefaultFramer, StreamWriter};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"hello")?;
@@ -134,7 +134,7 @@ impl WriteStrategy for VectoredWrites {
 /// assert_eq!(second.end(), writer.bytes_written());
 /// let bytes = writer.into_inner();
 /// assert_eq!(&bytes[..4], 16u32.to_le_bytes());
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 // `repr(C)`: the sink and its core first, where every frame reads and writes (see `CountingSink`).
 #[repr(C)]

@@ -94,7 +94,8 @@ impl<D: Deframer> Recover<D> {
     /// where a frame runs past the end, the bytes after its start (fewer than it declares).
     ///
     /// ```
-    /// use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, RepairPolicy, StreamWriter};
+    /// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+    /// use flatstream::repair::{Recover, RepairPolicy};
     /// use std::io::Write;
     ///
     /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));

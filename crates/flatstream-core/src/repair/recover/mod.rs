@@ -114,7 +114,8 @@ impl Recovery {
 /// ```
 ///
 /// ```
-/// use flatstream_core::{DefaultDeframer, DefaultFramer, Recover, StreamEnd, StreamWriter};
+/// use flatstream::{DefaultDeframer, DefaultFramer, StreamWriter};
+/// use flatstream::repair::{Recover, StreamEnd};
 ///
 /// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
 /// writer.write(&"first")?;
@@ -127,7 +128,7 @@ impl Recovery {
 /// assert_eq!(recovery.frames, 2);
 /// assert_eq!(recovery.valid_len, intact as u64);
 /// assert!(matches!(recovery.end, StreamEnd::TornTail { needed: 204, present: 7 }));
-/// # Ok::<(), flatstream_core::Error>(())
+/// # Ok::<(), flatstream::Error>(())
 /// ```
 ///
 /// # Telling a torn tail from a damaged length
