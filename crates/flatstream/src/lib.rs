@@ -53,7 +53,7 @@
 //! - Framing: [`DefaultFramer`] / [`DefaultDeframer`] (no checksum) and [`ChecksumFramer`] /
 //!   [`ChecksumDeframer`] with a [`Checksum`]: `XxHash64` (feature `xxhash64`), `Crc32`,
 //!   `Crc16`, `Crc32c` (one feature each), [`AnyChecksum`] to choose at run time.
-//! - Adapters: bounds ([`BoundedDeframer`]), observers, validation ([`ValidatingDeframer`],
+//! - Adapters: observers, validation ([`ValidatingDeframer`],
 //!   [`StructuralValidator`]), typed reading ([`TypedReaderExt`]), buffer reclamation
 //!   ([`Reclaiming`]).
 //! - Paths: every item is at the crate's root. The framing and checksum items are also in the
@@ -138,7 +138,7 @@
 #[cfg(feature = "unchecked")]
 pub use flatstream_adapters::UncheckedReaderExt;
 pub use flatstream_adapters::{
-    BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoReclaim, NoValidator,
+    DeframerExt, FramerExt, NoReclaim, NoValidator,
     ObserverDeframer, ObserverFramer, ReclaimPolicy, ShrinkAbove, ShrinkAfter, SizeValidator,
     StructuralValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
 };
@@ -165,7 +165,7 @@ pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, AsyncSyncSink, 
 /// the same items as at the crate's root. See `docs/migrating.md`.
 pub mod framing {
     pub use flatstream_adapters::{
-        BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
+        DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
         ValidatingDeframer, ValidatingFramer,
     };
     pub use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;

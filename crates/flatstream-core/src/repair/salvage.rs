@@ -71,7 +71,7 @@ pub enum Salvaged<'a> {
 ///
 /// let mut kept = Vec::new();
 /// let mut skipped = Vec::new();
-/// for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32), 1024) {
+/// for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32)).with_max_frame_len(1024) {
 ///     match item {
 ///         Salvaged::Frame { payload, .. } => kept.push(payload),
 ///         Salvaged::Skipped { start, end } => skipped.push(start..end),
@@ -135,8 +135,8 @@ pub enum Salvaged<'a> {
 /// every offset in turn, as a search without a budget must: a try reads the header and, only
 /// if the declared length is at most `max_frame_len` and the payload is all present, computes
 /// one checksum over it, so skipping `g` bytes of an `n`-byte input costs at most
-/// `g × min(max_frame_len, n)` checksummed bytes. **Pass the bound your writer used** for
-/// input that may be hostile. `docs/robustness.md` has measurements.
+/// `g × min(max_frame_len, n)` checksummed bytes. **Set the bound your writer used**
+/// ([`with_max_frame_len`](Self::with_max_frame_len)) for input that may be hostile. `docs/robustness.md` has measurements.
 ///
 /// Without a checksum nothing is hashed: each offset of a skipped range costs one header read.
 #[derive(Debug, Clone)]
@@ -164,16 +164,24 @@ enum Try<'a> {
 }
 
 impl<'a, D: Deframer> Salvage<'a, D> {
-    /// Salvages `bytes`, framed as `deframer` expects, accepting payloads up to
-    /// `max_frame_len` bytes. The bound also bounds the work: see [`Salvage`].
-    pub fn new(bytes: &'a [u8], deframer: D, max_frame_len: usize) -> Self {
+    /// Salvages `bytes`, framed as `deframer` expects, with the default bound
+    /// ([`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+    pub fn new(bytes: &'a [u8], deframer: D) -> Self {
         Salvage {
             bytes,
             pos: 0,
-            decoder: Decoder::new(deframer).with_max_frame_len(max_frame_len),
+            decoder: Decoder::new(deframer),
             pending: None,
             confirmed: None,
         }
+    }
+
+    /// Sets the largest payload accepted, as
+    /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len). Here the bound also
+    /// bounds the work: see [`Salvage`].
+    pub fn with_max_frame_len(mut self, max: usize) -> Self {
+        self.decoder.set_max_frame_len(max);
+        self
     }
 
     /// Offset of the next byte to examine.
@@ -356,7 +364,7 @@ mod tests {
     fn intact_stream_is_all_frames() {
         let bytes = framed(&[b"a", b"", b"bcd"]).leak();
         let count = Cell::new(0);
-        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count)), 64));
+        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
         assert_eq!(got, [('F', 0, 1), ('F', 9, 0), ('F', 17, 3)]);
     }
 
@@ -368,7 +376,7 @@ mod tests {
         bytes.extend_from_slice(&[50, 0, 0, 0, 1]);
         let bytes = bytes.leak();
         let count = Cell::new(0);
-        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count)), 64));
+        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
         assert_eq!(
             got,
             [
@@ -387,7 +395,7 @@ mod tests {
         // bound of 64.
         let garbage: Vec<u8> = [60u8, 0, 0, 0].repeat(1000);
         let count = Cell::new(0);
-        let items = Salvage::new(&garbage, ChecksumDeframer::new(Fnv(&count)), 64).count();
+        let items = Salvage::new(&garbage, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64).count();
         assert_eq!(items, 1);
         assert!(count.get() <= garbage.len() as u64 * 64, "{}", count.get());
         assert!(count.get() > 0);
@@ -402,11 +410,7 @@ mod tests {
         let mut bytes = garbage.clone();
         bytes.extend_from_slice(&framed(&[b"survivor"]));
         let count = Cell::new(0);
-        let got = summary(Salvage::new(
-            &bytes,
-            ChecksumDeframer::new(Fnv(&count)),
-            4096,
-        ));
+        let got = summary(Salvage::new(&bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(4096));
         let end = garbage.len() as u64;
         assert_eq!(got, [('S', 0, end), ('F', end, 8)]);
         let budgets = 2 * 4 * (64 << 10);
@@ -449,11 +453,7 @@ mod tests {
         bytes.truncate(bytes.len() - 30);
         let count = Cell::new(0);
         let deframer = ChecksumDeframer::new(Fnv(&count));
-        let got = summary(Salvage::new(
-            &bytes,
-            deframer,
-            crate::frame::DEFAULT_MAX_FRAME_LEN,
-        ));
+        let got = summary(Salvage::new(&bytes, deframer));
         let kept: Vec<u64> = got
             .iter()
             .filter(|i| i.0 == 'F')
@@ -474,7 +474,7 @@ mod tests {
     #[test]
     fn without_a_checksum_only_the_bound_and_the_end_are_detected() {
         let bytes = [0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0, 9];
-        let got = summary(Salvage::new(&bytes, DefaultDeframer, 16));
+        let got = summary(Salvage::new(&bytes, DefaultDeframer).with_max_frame_len(16));
         assert_eq!(got, [('S', 0, 4), ('F', 4, 1)]);
     }
 }
