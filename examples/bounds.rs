@@ -7,7 +7,7 @@
 //! ```
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::{Error, FrameConfig, MessageReader};
+use flatstream::{Error, FrameConfig};
 
 #[path = "telemetry_schema.rs"]
 mod telemetry_schema;

@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::read::buffer::{Next, ReadBuffer};
-use crate::read::{IntoControlFlow, Pass, deliver_frames, flow};
+use crate::read::buffer::{Pass, deliver_frames};
+use crate::read::{IntoControlFlow, flow};
 use crate::wire::decode::Decoded;
 use crate::wire::frame::FrameSpan;
 use crate::wire::framing::Deframer;

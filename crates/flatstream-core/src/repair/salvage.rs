@@ -2,7 +2,8 @@
 
 use crate::error::Error;
 use crate::split::ranges::{DEFAULT_CONFIRMATIONS, OverBudget, first_chained};
-use crate::wire::decode::{Decoded, Decoder};
+use crate::read::slice::Frames;
+use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 
 /// One item of a [`Salvage`]: a frame kept, a frame rejected for its content, or bytes skipped.
@@ -143,7 +144,8 @@ pub enum Salvaged<'a> {
 pub struct Salvage<'a, D> {
     bytes: &'a [u8],
     pos: usize,
-    decoder: Decoder<D>,
+    /// The input's frames, as a reader of it sees them: the deframer and the bound.
+    frames: Frames<'a, D>,
     /// A frame found at the end of a skipped range, yielded right after it.
     pending: Option<usize>,
     /// The last search for a confirmed chain: where it started, and the chain it found (the
@@ -170,7 +172,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         Salvage {
             bytes,
             pos: 0,
-            decoder: Decoder::new(deframer),
+            frames: Frames::new(bytes, deframer),
             pending: None,
             confirmed: None,
         }
@@ -180,7 +182,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len). Here the bound also
     /// bounds the work: see [`Salvage`].
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
+        self.frames.set_max_frame_len(max);
         self
     }
 
@@ -189,11 +191,11 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         self.pending.unwrap_or(self.pos) as u64
     }
 
-    /// Tries the frame at `at`: the decoder decides, every error but a content error meaning
+    /// Tries the frame at `at`: the reader's rules decide, every error but a content error meaning
     /// that no frame starts there. The frame must end by `end`.
     fn try_at(&self, at: usize, end: usize) -> Try<'a> {
         let bytes: &'a [u8] = self.bytes;
-        match self.decoder.decode(&bytes[at..end], at as u64) {
+        match self.frames.decode(&bytes[at..end], at as u64) {
             Ok(Decoded::Frame(frame)) if frame.is_zero() => Try::Zero,
             Ok(Decoded::Frame(frame)) => Try::Frame {
                 payload: frame.payload(),
@@ -209,8 +211,8 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     fn resync(&mut self, start: usize) -> usize {
         let bytes: &'a [u8] = self.bytes;
         let from = start + 1;
-        let deframer = self.decoder.deframer();
-        let max = self.decoder.max_frame_len();
+        let deframer = self.frames.deframer();
+        let max = self.frames.max_frame_len();
         if deframer.checksum_size() == 0 {
             // Nothing is hashed: each offset costs a header read.
             return self.first_frame(from, bytes.len());
@@ -248,7 +250,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     /// `end`, trying every offset in turn. No frame is shorter than its header, so offsets
     /// closer to `end` than that are not tried.
     fn first_frame(&self, from: usize, end: usize) -> usize {
-        let last = end.saturating_sub(self.decoder.header_len());
+        let last = end.saturating_sub(self.frames.header_len());
         (from..=last)
             .find(|&at| {
                 matches!(

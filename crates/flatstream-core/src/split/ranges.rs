@@ -15,7 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::read::slice::Frames;
-use crate::wire::decode::{Decoded, Decoder};
+use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 use core::ops::Range;
 
@@ -302,7 +302,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// the search spent its budget first.
     fn resync(&self) -> core::result::Result<Option<usize>, OverBudget> {
         // No frame is shorter than its header: offsets closer to the end are not tried.
-        let last = self.bytes.len().saturating_sub(self.decoder().header_len());
+        let last = self.bytes.len().saturating_sub(self.frames.header_len());
         let until = self.end.min(last.saturating_add(1));
         if self.start >= until {
             return Ok(None);
@@ -352,7 +352,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             if hop > 0 && pos == self.bytes.len() {
                 break;
             }
-            pos += self.decoder().unverified_len(&self.bytes[pos..])?;
+            pos += self.frames.unverified_len(&self.bytes[pos..])?;
             if pos - at > span {
                 return None;
             }
@@ -365,7 +365,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     fn verify_chain(&self, at: usize, chain_end: usize, budget: &mut usize) -> Tried {
         let mut pos = at;
         while pos < chain_end {
-            let Some(len) = self.decoder().unverified_len(&self.bytes[pos..]) else {
+            let Some(len) = self.frames.unverified_len(&self.bytes[pos..]) else {
                 return Tried::Rejected;
             };
             let Some(left) = budget.checked_sub(len) else {
@@ -391,7 +391,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         for at in self.start..found {
             let mut pos = at;
             for _ in 0..=self.confirmations {
-                match self.decoder().unverified_len(&self.bytes[pos..]) {
+                match self.frames.unverified_len(&self.bytes[pos..]) {
                     Some(len) if pos + len <= found => pos += len,
                     _ => break,
                 }
@@ -416,7 +416,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// Length of the whole frame at `at` whose checksum verifies (a frame rejected for its
     /// content verified too); a candidate must not be all zeros.
     fn intact(&self, at: usize, candidate: bool) -> Option<usize> {
-        match self.decoder().decode(&self.bytes[at..], at as u64) {
+        match self.frames.decode(&self.bytes[at..], at as u64) {
             Ok(Decoded::Frame(frame)) if !(candidate && frame.is_zero()) => Some(frame.len()),
             Ok(Decoded::Rejected { len, .. }) => Some(len),
             _ => None,
@@ -427,10 +427,6 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     #[inline(always)]
     fn retry(&mut self) {
         self.frames.retry();
-    }
-
-    fn decoder(&self) -> &Decoder<D> {
-        self.frames.decoder()
     }
 
     /// Where the hot path's test failed (before synchronization, past the end of the range,
