@@ -141,6 +141,8 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Finding each
     /// split's first frame costs little with the default; the bound the writer used lets it
     /// reject more offsets from their headers alone.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self

@@ -244,6 +244,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Resynchronization
     /// costs little with the default (see [Work](SplitFrames#work)); the bound the writer used
     /// makes it reject more offsets from their headers alone.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.frames = self.frames.with_max_frame_len(max);
         self

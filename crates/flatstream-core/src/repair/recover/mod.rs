@@ -219,6 +219,8 @@ impl<D: Deframer> Recover<D> {
     /// the stream was written with: a length over it is known to be corrupt without looking
     /// past it, and a tight bound leaves the look past a frame that runs off the end (and a
     /// torn tail's own length) less room to be wrong.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self
