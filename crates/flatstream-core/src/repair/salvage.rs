@@ -319,6 +319,7 @@ impl<D: Deframer> core::iter::FusedIterator for Salvage<'_, D> {}
 
 #[cfg(test)]
 mod tests {
+    use crate::split::ranges::tests::arbitrary_words;
     use super::*;
     use crate::wire::checksum::Checksum;
     use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
@@ -418,18 +419,6 @@ mod tests {
         let budgets = 2 * 4 * (64 << 10);
         assert!(count.get() > budgets, "{}", count.get());
         assert!(count.get() <= budgets + end * 4096, "{}", count.get());
-    }
-
-    /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
-    fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
-        (0..n)
-            .flat_map(|_| {
-                *seed ^= *seed << 13;
-                *seed ^= *seed >> 7;
-                *seed ^= *seed << 17;
-                u32::try_from(*seed % below).unwrap().to_le_bytes()
-            })
-            .collect()
     }
 
     #[test]

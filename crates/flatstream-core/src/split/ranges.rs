@@ -499,7 +499,7 @@ impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
 crate::read::message_reader_from_iterator!(SplitFrames);
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::read::MessageReader;
     use crate::testing::Sum32;
@@ -601,8 +601,9 @@ mod tests {
         (split.sync(), hashed.get())
     }
 
-    /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
-    fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
+    /// A little xorshift: payload bytes that are arbitrary, and the same on every run (the
+    /// salvage tests use it too).
+    pub(crate) fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
         (0..n)
             .flat_map(|_| {
                 *seed ^= *seed << 13;
