@@ -2,8 +2,8 @@
 //! or more, in the orders where order matters.
 
 use flatstream_adapters::{
-    DeframerExt, FramerExt, NoValidator, ObserverDeframer, ObserverFramer, SizeValidator, StructuralValidator, ValidatingDeframer, ValidatingFramer,
-    Validator,
+    DeframerExt, FramerExt, NoValidator, ObserverDeframer, ObserverFramer, SizeValidator,
+    StructuralValidator, ValidatingDeframer, ValidatingFramer, Validator,
 };
 use flatstream_core::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Framer,
@@ -17,7 +17,11 @@ fn write_all<F: Framer>(framer: F, payloads: &[&[u8]]) -> (Vec<u8>, Vec<Result<(
 }
 
 /// [`write_all`] through a writer that accepts payloads of at most `max` bytes.
-fn write_within<F: Framer>(framer: F, max: usize, payloads: &[&[u8]]) -> (Vec<u8>, Vec<Result<()>>) {
+fn write_within<F: Framer>(
+    framer: F,
+    max: usize,
+    payloads: &[&[u8]],
+) -> (Vec<u8>, Vec<Result<()>>) {
     let mut w = StreamWriter::new(Vec::new(), framer).with_max_frame_len(max);
     let results = payloads.iter().map(|p| w.write_payload(p)).collect();
     (w.into_inner(), results)
@@ -124,8 +128,11 @@ fn extension_methods_build_the_same_types_as_manual_nesting() {
 
 #[test]
 fn the_writers_bound_refuses_before_any_byte_is_written() {
-    let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(ByteSum).validated(NoValidator))
-        .with_max_frame_len(4);
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        ChecksumFramer::new(ByteSum).validated(NoValidator),
+    )
+    .with_max_frame_len(4);
     w.write_payload(b"1234").unwrap();
     let err = w.write_payload(b"12345").unwrap_err();
     assert_eq!(too_large(&err), (10, 5, 4));

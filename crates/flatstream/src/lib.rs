@@ -138,9 +138,9 @@
 #[cfg(feature = "unchecked")]
 pub use flatstream_adapters::UncheckedReaderExt;
 pub use flatstream_adapters::{
-    DeframerExt, FramerExt, NoReclaim, NoValidator,
-    ObserverDeframer, ObserverFramer, ReclaimPolicy, ShrinkAbove, ShrinkAfter, SizeValidator,
-    StructuralValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
+    DeframerExt, FramerExt, NoReclaim, NoValidator, ObserverDeframer, ObserverFramer,
+    ReclaimPolicy, ShrinkAbove, ShrinkAfter, SizeValidator, StructuralValidator, TypedValidator,
+    ValidatingDeframer, ValidatingFramer, Validator,
 };
 #[cfg(feature = "std")]
 pub use flatstream_adapters::{
@@ -165,8 +165,8 @@ pub use flatstream_tokio::{AsyncStreamReader, AsyncStreamWriter, AsyncSyncSink, 
 /// the same items as at the crate's root. See `docs/migrating.md`.
 pub mod framing {
     pub use flatstream_adapters::{
-        DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
-        ValidatingDeframer, ValidatingFramer,
+        DeframerExt, FramerExt, ObserverDeframer, ObserverFramer, ValidatingDeframer,
+        ValidatingFramer,
     };
     pub use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
     pub use flatstream_core::{

@@ -3,10 +3,10 @@
 
 use crate::error::Result;
 use crate::in_memory;
-use crate::read::buffer::{Next, ReadBuffer};
-use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
 use crate::read::IntoControlFlow;
+use crate::read::buffer::{Next, ReadBuffer};
 use crate::read::buffer::{Pass, deliver_frames};
+use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
 use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 use core::ops::Range;

@@ -1,8 +1,8 @@
 //! Salvage: keep every intact frame of a damaged checksummed stream, skipping the damage.
 
 use crate::error::Error;
-use crate::split::ranges::{DEFAULT_CONFIRMATIONS, OverBudget, first_chained};
 use crate::read::slice::Frames;
+use crate::split::ranges::{DEFAULT_CONFIRMATIONS, OverBudget, first_chained};
 use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 
@@ -319,8 +319,8 @@ impl<D: Deframer> core::iter::FusedIterator for Salvage<'_, D> {}
 
 #[cfg(test)]
 mod tests {
-    use crate::split::ranges::tests::arbitrary_words;
     use super::*;
+    use crate::split::ranges::tests::arbitrary_words;
     use crate::wire::checksum::Checksum;
     use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
     use alloc::vec::Vec;
@@ -367,7 +367,8 @@ mod tests {
     fn intact_stream_is_all_frames() {
         let bytes = framed(&[b"a", b"", b"bcd"]).leak();
         let count = Cell::new(0);
-        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
+        let got =
+            summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
         assert_eq!(got, [('F', 0, 1), ('F', 9, 0), ('F', 17, 3)]);
     }
 
@@ -379,7 +380,8 @@ mod tests {
         bytes.extend_from_slice(&[50, 0, 0, 0, 1]);
         let bytes = bytes.leak();
         let count = Cell::new(0);
-        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
+        let got =
+            summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
         assert_eq!(
             got,
             [
@@ -398,7 +400,9 @@ mod tests {
         // bound of 64.
         let garbage: Vec<u8> = [60u8, 0, 0, 0].repeat(1000);
         let count = Cell::new(0);
-        let items = Salvage::new(&garbage, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64).count();
+        let items = Salvage::new(&garbage, ChecksumDeframer::new(Fnv(&count)))
+            .with_max_frame_len(64)
+            .count();
         assert_eq!(items, 1);
         assert!(count.get() <= garbage.len() as u64 * 64, "{}", count.get());
         assert!(count.get() > 0);
@@ -413,7 +417,9 @@ mod tests {
         let mut bytes = garbage.clone();
         bytes.extend_from_slice(&framed(&[b"survivor"]));
         let count = Cell::new(0);
-        let got = summary(Salvage::new(&bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(4096));
+        let got = summary(
+            Salvage::new(&bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(4096),
+        );
         let end = garbage.len() as u64;
         assert_eq!(got, [('S', 0, end), ('F', end, 8)]);
         let budgets = 2 * 4 * (64 << 10);
