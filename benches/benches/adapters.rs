@@ -124,7 +124,6 @@ fn framers(c: &mut Criterion) {
     bench_write(&mut group, "bare", DefaultFramer, nothing);
     // The observer's work done by the caller instead: the baseline for `observer`.
     bench_write(&mut group, "bare-tally", DefaultFramer, observe);
-    bench_write(&mut group, "bounded", DefaultFramer.bounded(1024), nothing);
     bench_write(
         &mut group,
         "observer",
@@ -154,8 +153,7 @@ fn framers(c: &mut Criterion) {
         "stack-size",
         DefaultFramer
             .validated(SizeValidator::new(8, 1024))
-            .observed(observe)
-            .bounded(1024),
+            .observed(observe),
         nothing,
     );
     bench_write(
@@ -163,19 +161,12 @@ fn framers(c: &mut Criterion) {
         "stack-structural",
         DefaultFramer
             .validated(StructuralValidator::new())
-            .observed(observe)
-            .bounded(1024),
+            .observed(observe),
         nothing,
     );
 
     bench_read(&mut group, "bare", DefaultDeframer, nothing);
     bench_read(&mut group, "bare-tally", DefaultDeframer, observe);
-    bench_read(
-        &mut group,
-        "bounded",
-        DefaultDeframer.bounded(1024),
-        nothing,
-    );
     bench_read(
         &mut group,
         "observer",
@@ -204,7 +195,6 @@ fn framers(c: &mut Criterion) {
         &mut group,
         "stack-size",
         DefaultDeframer
-            .bounded(1024)
             .validated(SizeValidator::new(8, 1024))
             .observed(observe),
         nothing,
@@ -213,7 +203,6 @@ fn framers(c: &mut Criterion) {
         &mut group,
         "stack-structural",
         DefaultDeframer
-            .bounded(1024)
             .validated(StructuralValidator::new())
             .observed(observe),
         nothing,

@@ -48,7 +48,9 @@ fn damaged(garbage: Vec<u8>) -> Vec<u8> {
 }
 
 fn count_frames(bytes: &[u8], max: usize) -> usize {
-    Salvage::new(bytes, ChecksumDeframer::new(XxHash64), max).count()
+    Salvage::new(bytes, ChecksumDeframer::new(XxHash64))
+        .with_max_frame_len(max)
+        .count()
 }
 
 fn bench(c: &mut Criterion) {

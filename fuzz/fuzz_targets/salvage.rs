@@ -13,7 +13,7 @@ fn check<D: Deframer>(data: &[u8], deframer: D, max: usize) -> usize {
     let mut last_skipped = false;
     let mut skipped_any = false;
     let mut frames = 0;
-    for item in Salvage::new(data, &deframer, max) {
+    for item in Salvage::new(data, &deframer).with_max_frame_len(max) {
         match item {
             Salvaged::Frame { offset, payload } => {
                 let offset = usize::try_from(offset).unwrap();

@@ -1,26 +1,19 @@
 //! Extension traits that make stacks of adapters read left to right.
 
-use crate::bounded::{BoundedDeframer, BoundedFramer};
 use crate::observer::{ObserverDeframer, ObserverFramer};
 use crate::validate::{ValidatingDeframer, ValidatingFramer, Validator};
 use flatstream_core::{Deframer, Framer};
 
-/// One extension trait over `$base`, with constructors for its bounded, observing and
-/// validating adapters: written once for framers and deframers.
+/// One extension trait over `$base`, with constructors for its observing and validating
+/// adapters: written once for framers and deframers.
 macro_rules! adapter_ext {
     (
         $(#[$doc:meta])*
-        $ext:ident: $base:ident => $bounded:ident, $observer:ident, $validating:ident;
-        $allows:literal, $payload:literal
+        $ext:ident: $base:ident => $observer:ident, $validating:ident;
+        $payload:literal
     ) => {
         $(#[$doc])*
         pub trait $ext: $base + Sized {
-            #[doc = concat!("Wraps `self` in a [`", stringify!($bounded), "`] ", $allows,
-                " payloads of at most `max` bytes.")]
-            fn bounded(self, max: usize) -> $bounded<Self> {
-                $bounded::new(self, max)
-            }
-
             #[doc = concat!("Wraps `self` in an [`", stringify!($observer),
                 "`] calling `observer` with each ", $payload, ".")]
             fn observed<C: Fn(&[u8])>(self, observer: C) -> $observer<Self, C> {
@@ -39,22 +32,21 @@ macro_rules! adapter_ext {
 }
 
 adapter_ext! {
-    /// Adapter constructors for every [`Framer`]: `DefaultFramer.bounded(1 << 20).observed(f)` is
-    /// `ObserverFramer::new(BoundedFramer::new(DefaultFramer, 1 << 20), f)`, the same type.
+    /// Adapter constructors for every [`Framer`]: `DefaultFramer.validated(v).observed(f)` is
+    /// `ObserverFramer::new(ValidatingFramer::new(DefaultFramer, v), f)`, the same type.
     ///
     /// Each call wraps what is to its left, so the last adapter named is the outermost: on write
     /// it sees the payload first.
-    FramerExt: Framer => BoundedFramer, ObserverFramer, ValidatingFramer;
-    "allowing", "payload"
+    FramerExt: Framer => ObserverFramer, ValidatingFramer;
+    "payload"
 }
 
 adapter_ext! {
-    /// Adapter constructors for every [`Deframer`]: `DefaultDeframer.bounded(1 << 20).observed(f)`
-    /// is `ObserverDeframer::new(BoundedDeframer::new(DefaultDeframer, 1 << 20), f)`, the same
-    /// type.
+    /// Adapter constructors for every [`Deframer`]: `DefaultDeframer.validated(v).observed(f)` is
+    /// `ObserverDeframer::new(ValidatingDeframer::new(DefaultDeframer, v), f)`, the same type.
     ///
     /// Each call wraps what is to its left, so the last adapter named is the outermost: on read
     /// it sees the payload last, just before the user.
-    DeframerExt: Deframer => BoundedDeframer, ObserverDeframer, ValidatingDeframer;
-    "accepting", "verified payload"
+    DeframerExt: Deframer => ObserverDeframer, ValidatingDeframer;
+    "verified payload"
 }

@@ -1,4 +1,4 @@
-//! Adapters for flatstream framers and deframers: bounds, observers, validation, typed reading,
+//! Adapters for flatstream framers and deframers: observers, validation, typed reading,
 //! and buffer reclamation. Each wraps a `Framer`, a `Deframer`, a writer or a reader, and costs
 //! nothing when it is not used.
 //!
@@ -19,7 +19,6 @@
 //! let written = Cell::new(0);
 //! let framer = DefaultFramer
 //!     .validated(SizeValidator::new(1, 1024))
-//!     .bounded(1 << 20)
 //!     .observed(|_: &[u8]| written.set(written.get() + 1));
 //! let mut writer = StreamWriter::new(Vec::new(), framer);
 //! writer.write(&"hello")?;
@@ -28,10 +27,9 @@
 //!
 //! let read = Cell::new(0);
 //! let deframer = DefaultDeframer
-//!     .bounded(1024)
 //!     .validated(SizeValidator::new(1, 1024))
 //!     .observed(|_: &[u8]| read.set(read.get() + 1));
-//! let mut reader = StreamReader::new(&bytes[..], deframer);
+//! let mut reader = StreamReader::new(&bytes[..], deframer).with_max_frame_len(1024);
 //! while let Some(payload) = reader.read_message()? {
 //!     assert!(flatbuffers::root::<&str>(payload).is_ok());
 //! }
@@ -43,7 +41,6 @@
 //!
 //! | adapter | write side | read side |
 //! |---|---|---|
-//! | bound | [`BoundedFramer`]: refuses a payload over the bound before any byte is written | [`BoundedDeframer`]: rejects a frame from its length prefix, before allocating |
 //! | observer | [`ObserverFramer`]: `Fn(&[u8])` on each payload, before framing | [`ObserverDeframer`]: `Fn(&[u8])` on each payload, after the checksum |
 //! | validation | [`ValidatingFramer`]: nothing invalid reaches the sink | [`ValidatingDeframer`]: after the checksum, before the user |
 //! | typed reading | | [`TypedReaderExt`]: `process_typed::<T>`, `typed_messages::<T>()` |
@@ -58,7 +55,7 @@
 //! # Composition
 //!
 //! Adapters nest, and [`FramerExt`] and [`DeframerExt`] write the nesting left to right:
-//! `DefaultFramer.bounded(n).observed(f)` *is* `ObserverFramer::new(BoundedFramer::new(DefaultFramer, n), f)`.
+//! `DefaultFramer.validated(v).observed(f)` *is* `ObserverFramer::new(ValidatingFramer::new(DefaultFramer, v), f)`.
 //! The last adapter named is the outermost, the one closest to your code:
 //!
 //! ```text
@@ -74,11 +71,10 @@
 //! * **Observer and validator, reading.** `observed(f).validated(v)`: `f` sees every intact
 //!   payload, including those `v` then rejects. `validated(v).observed(f)`: `f` sees only what
 //!   you will see.
-//! * **Bound and validator, writing.** `validated(v).bounded(n)`: an oversized payload is refused
-//!   by the bound without being validated (cheaper). The other way round, `v` sees it first.
-//! * **Bound, reading.** Position does not matter: every deframer reports its bound through
-//!   `max_payload_len`, the reader takes the smallest in the stack and rejects the frame from its
-//!   length prefix, before anything inside the stack runs.
+//! * **The bound.** It is not an adapter: it is the reader's or writer's
+//!   (`FrameConfig::max_frame_len`, or `with_max_frame_len` on a reader or writer built
+//!   directly), checked before anything inside the stack runs: from the length prefix when
+//!   reading, before the payload reaches the stack when writing.
 //!
 //! Whatever the order, a payload is handed to your code only if every adapter accepted it, and
 //! written only if every adapter accepted it.
@@ -178,7 +174,6 @@ macro_rules! wrapper_common {
     };
 }
 
-mod bounded;
 mod ext;
 mod observer;
 mod reclaim;
@@ -189,7 +184,6 @@ mod typed;
 mod unchecked;
 mod validate;
 
-pub use bounded::{BoundedDeframer, BoundedFramer};
 pub use ext::{DeframerExt, FramerExt};
 pub use observer::{ObserverDeframer, ObserverFramer};
 pub use reclaim::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};

@@ -60,18 +60,16 @@ fn a_stack_of_adapters_allocates_nothing_per_message() {
             StructuralValidator::new(),
             TypedValidator::<Telemetry<'_>>::new(),
         ))
-        .observed(|p: &[u8]| seen.set(seen.get() + p.len() as u64))
-        .bounded(1024);
-    let mut w = StreamWriter::new(Vec::with_capacity(1 << 20), framer);
+        .observed(|p: &[u8]| seen.set(seen.get() + p.len() as u64));
+    let mut w = StreamWriter::new(Vec::with_capacity(1 << 20), framer).with_max_frame_len(1024);
     let stats = steady_state(|i| w.write(&Reading::nth(i)).unwrap());
     assert_eq!(stats.allocations, 0, "write: {stats:?}");
     let bytes = w.into_inner();
 
     let deframer = DefaultDeframer
-        .bounded(1024)
         .validated((SizeValidator::new(8, 1024), StructuralValidator::new()))
         .observed(|p: &[u8]| seen.set(seen.get() + p.len() as u64));
-    let mut r = StreamReader::new(Cursor::new(&bytes[..]), deframer);
+    let mut r = StreamReader::new(Cursor::new(&bytes[..]), deframer).with_max_frame_len(1024);
     assert!(r.read_message().unwrap().is_some());
     let (count, stats) = measure_reading(&mut r);
     assert_eq!(count, 10_099);

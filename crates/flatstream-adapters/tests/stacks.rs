@@ -2,9 +2,8 @@
 //! or more, in the orders where order matters.
 
 use flatstream_adapters::{
-    BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoValidator, ObserverDeframer,
-    ObserverFramer, SizeValidator, StructuralValidator, ValidatingDeframer, ValidatingFramer,
-    Validator,
+    DeframerExt, FramerExt, NoValidator, ObserverDeframer, ObserverFramer, SizeValidator,
+    StructuralValidator, ValidatingDeframer, ValidatingFramer, Validator,
 };
 use flatstream_core::{
     ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error, Framer,
@@ -14,7 +13,16 @@ use flatstream_test_support::checksums::ByteSum;
 use std::cell::RefCell;
 
 fn write_all<F: Framer>(framer: F, payloads: &[&[u8]]) -> (Vec<u8>, Vec<Result<()>>) {
-    let mut w = StreamWriter::new(Vec::new(), framer);
+    write_within(framer, usize::MAX, payloads)
+}
+
+/// [`write_all`] through a writer that accepts payloads of at most `max` bytes.
+fn write_within<F: Framer>(
+    framer: F,
+    max: usize,
+    payloads: &[&[u8]],
+) -> (Vec<u8>, Vec<Result<()>>) {
+    let mut w = StreamWriter::new(Vec::new(), framer).with_max_frame_len(max);
     let results = payloads.iter().map(|p| w.write_payload(p)).collect();
     (w.into_inner(), results)
 }
@@ -25,7 +33,12 @@ fn bare(payloads: &[&[u8]]) -> Vec<u8> {
 
 /// Reads every frame, skipping content errors, until the end or a framing error.
 fn read_all<D: Deframer>(bytes: &[u8], deframer: D) -> (Vec<Vec<u8>>, Vec<Error>) {
-    let mut r = StreamReader::new(bytes, deframer);
+    read_within(bytes, deframer, usize::MAX)
+}
+
+/// [`read_all`] through a reader that accepts payloads of at most `max` bytes.
+fn read_within<D: Deframer>(bytes: &[u8], deframer: D, max: usize) -> (Vec<Vec<u8>>, Vec<Error>) {
+    let mut r = StreamReader::new(bytes, deframer).with_max_frame_len(max);
     let (mut ok, mut errors) = (vec![], vec![]);
     loop {
         match r.read_message() {
@@ -81,18 +94,16 @@ fn adapters_do_not_change_the_bytes_on_the_wire() {
     let payloads: &[&[u8]] = &[b"alpha", b"", b"gamma-gamma"];
     let seen = RefCell::new(0);
     let framer = ChecksumFramer::new(ByteSum)
-        .bounded(1024)
         .validated(NoValidator)
         .observed(|_: &[u8]| *seen.borrow_mut() += 1);
     let (bytes, results) = write_all(framer, payloads);
     assert!(results.iter().all(Result::is_ok));
     assert_eq!(bytes, bare(payloads));
     assert_eq!(*seen.borrow(), 3);
-    let (read, errors) = read_all(
+    let (read, errors) = read_within(
         &bytes,
-        ChecksumDeframer::new(ByteSum)
-            .validated(NoValidator)
-            .bounded(1024),
+        ChecksumDeframer::new(ByteSum).validated(NoValidator),
+        1024,
     );
     assert!(errors.is_empty());
     assert_eq!(read, payloads);
@@ -102,32 +113,26 @@ fn adapters_do_not_change_the_bytes_on_the_wire() {
 fn extension_methods_build_the_same_types_as_manual_nesting() {
     fn same<T>(_: &T, _: &T) {}
     let f = |_: &[u8]| {};
-    let fluent = DefaultFramer.bounded(10).observed(f).validated(NoValidator);
-    let manual = ValidatingFramer::new(
-        ObserverFramer::new(BoundedFramer::new(DefaultFramer, 10), f),
-        NoValidator,
-    );
+    let fluent = DefaultFramer.observed(f).validated(NoValidator);
+    let manual = ValidatingFramer::new(ObserverFramer::new(DefaultFramer, f), NoValidator);
     same(&fluent, &manual);
-    assert_eq!(fluent.inner().inner().max(), 10);
-    let fluent = DefaultDeframer
-        .validated(NoValidator)
-        .observed(f)
-        .bounded(10);
-    let manual = BoundedDeframer::new(
-        ObserverDeframer::new(ValidatingDeframer::new(DefaultDeframer, NoValidator), f),
-        10,
-    );
+    let fluent = DefaultDeframer.validated(NoValidator).observed(f);
+    let manual = ObserverDeframer::new(ValidatingDeframer::new(DefaultDeframer, NoValidator), f);
     same(&fluent, &manual);
-    // Zero-sized adapters stay zero-sized: the stack is the bound and nothing else.
+    // Zero-sized adapters stay zero-sized.
     assert_eq!(
-        std::mem::size_of_val(&DefaultFramer.validated(NoValidator).bounded(10)),
-        std::mem::size_of::<usize>()
+        std::mem::size_of_val(&DefaultDeframer.validated(NoValidator)),
+        0
     );
 }
 
 #[test]
-fn bounded_framer_refuses_before_any_byte_is_written() {
-    let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(ByteSum).bounded(4));
+fn the_writers_bound_refuses_before_any_byte_is_written() {
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        ChecksumFramer::new(ByteSum).validated(NoValidator),
+    )
+    .with_max_frame_len(4);
     w.write_payload(b"1234").unwrap();
     let err = w.write_payload(b"12345").unwrap_err();
     assert_eq!(too_large(&err), (10, 5, 4));
@@ -137,31 +142,19 @@ fn bounded_framer_refuses_before_any_byte_is_written() {
 }
 
 #[test]
-fn bounded_deframer_rejects_from_the_length_prefix_before_allocating() {
+fn the_readers_bound_rejects_from_the_length_prefix_before_allocating() {
     // A frame claiming 100 MB, then only 10 bytes: the reader must not grow for it.
     let mut bytes = bare(&[b"ok"]);
     bytes.extend_from_slice(&100_000_000u32.to_le_bytes());
     bytes.extend_from_slice(&[0; 12]);
     // Through a `Read` the reader copies from (it reads `&[u8]` in place, allocating nothing).
     let source = std::io::Read::chain(&bytes[..], std::io::empty());
-    let mut r =
-        StreamReader::with_capacity(64, source, ChecksumDeframer::new(ByteSum).bounded(1000));
+    let deframer = ChecksumDeframer::new(ByteSum).validated(NoValidator);
+    let mut r = StreamReader::with_capacity(64, source, deframer).with_max_frame_len(1000);
     assert_eq!(r.read_message().unwrap(), Some(&b"ok"[..]));
     let err = r.read_message().unwrap_err();
     assert_eq!(too_large(&err), (8, 100_000_000, 1000));
     assert!(r.capacity() <= 64, "capacity {}", r.capacity());
-    // The smallest bound in force wins: the reader's own, or the deframer's.
-    let mut r = StreamReader::new(&bytes[..], ChecksumDeframer::new(ByteSum).bounded(1000))
-        .with_max_frame_len(1);
-    assert!(matches!(
-        r.read_message().unwrap_err(),
-        Error::FrameTooLarge { len: 2, max: 1, .. }
-    ));
-    // Nested bounds: the smaller one is reported, wherever it sits.
-    let d = ChecksumDeframer::new(ByteSum).bounded(1).bounded(1000);
-    assert_eq!(d.max_payload_len(), 1);
-    let d = ChecksumDeframer::new(ByteSum).bounded(1000).bounded(1);
-    assert_eq!(d.max_payload_len(), 1);
 }
 
 #[test]
@@ -287,11 +280,11 @@ fn checksummed() -> ChecksumFramer<ByteSum> {
     ChecksumFramer::new(ByteSum)
 }
 
-/// Offers four payloads to a stack that bounds at 5 bytes and refuses `'!'`; asserts that only
-/// the two valid ones reached the sink.
+/// Offers four payloads to a stack that refuses `'!'`, through a writer bound at 5 bytes;
+/// asserts that only the two valid ones reached the sink.
 fn offer<F: Framer>(framer: F) {
     let payloads: &[&[u8]] = &[b"ok", b"!bang", b"way too long", b"fine"];
-    let (bytes, _) = write_all(framer, payloads);
+    let (bytes, _) = write_within(framer, 5, payloads);
     let (on_wire, errors) = read_all(&bytes, ChecksumDeframer::new(ByteSum));
     assert!(errors.is_empty());
     assert_eq!(on_wire, [b"ok".to_vec(), b"fine".to_vec()]);
@@ -302,43 +295,17 @@ fn write_stacks_of_three_in_both_orders() {
     let seen = RefCell::new(Vec::new());
     let record = |p: &[u8]| seen.borrow_mut().push(p.to_vec());
 
-    // Observer outermost: sees every payload offered.
-    offer(checksummed().validated(NoBang).bounded(5).observed(record));
-    assert_eq!(seen.take().len(), 4);
-
-    // Observer innermost: sees only what goes on the wire.
-    offer(checksummed().observed(record).validated(NoBang).bounded(5));
-    assert_eq!(seen.take(), [b"ok".to_vec(), b"fine".to_vec()]);
-
-    // Observer between the bound (outside) and the validator (inside): sees what the bound lets
-    // through, including the payload the validator then refuses.
-    offer(checksummed().validated(NoBang).observed(record).bounded(5));
+    // The writer's bound is checked before the stack runs: nothing in it sees the oversized
+    // payload. Observer outermost: sees every other payload offered.
+    offer(checksummed().validated(NoBang).observed(record));
     assert_eq!(
         seen.take(),
         [b"ok".to_vec(), b"!bang".to_vec(), b"fine".to_vec()]
     );
-}
 
-#[test]
-fn bound_outside_the_validator_spares_it_oversized_payloads() {
-    let calls = RefCell::new(0);
-    struct Counting<'a>(&'a RefCell<u32>);
-    impl Validator for Counting<'_> {
-        fn validate(&self, _: &[u8], _: u64) -> Result<()> {
-            *self.0.borrow_mut() += 1;
-            Ok(())
-        }
-    }
-    let _ = write_all(
-        DefaultFramer.validated(Counting(&calls)).bounded(3),
-        &[b"toolong", b"ok"],
-    );
-    assert_eq!(*calls.borrow(), 1);
-    let _ = write_all(
-        DefaultFramer.bounded(3).validated(Counting(&calls)),
-        &[b"toolong", b"ok"],
-    );
-    assert_eq!(*calls.borrow(), 3);
+    // Observer inside the validator: sees only what goes on the wire.
+    offer(checksummed().observed(record).validated(NoBang));
+    assert_eq!(seen.take(), [b"ok".to_vec(), b"fine".to_vec()]);
 }
 
 #[test]
@@ -349,12 +316,12 @@ fn read_stacks_of_three_in_both_orders() {
 
     // Observer inside the validator: sees every intact payload, including the rejected one.
     let seen = RefCell::new(Vec::new());
-    let (ok, errors) = read_all(
+    let (ok, errors) = read_within(
         &too_long,
         ChecksumDeframer::new(ByteSum)
             .observed(|p: &[u8]| seen.borrow_mut().push(p.to_vec()))
-            .validated(NoBang)
-            .bounded(5),
+            .validated(NoBang),
+        5,
     );
     assert_eq!(ok, [b"ok".to_vec(), b"fine".to_vec()]);
     assert_eq!(seen.borrow().len(), 3);
@@ -372,17 +339,17 @@ fn read_stacks_of_three_in_both_orders() {
 
     // Observer outside the validator: sees exactly what the user sees.
     let seen = RefCell::new(Vec::new());
-    let (ok, errors) = read_all(
+    let (ok, errors) = read_within(
         &too_long,
         ChecksumDeframer::new(ByteSum)
-            .bounded(5)
             .validated(NoBang)
             .observed(|p: &[u8]| seen.borrow_mut().push(p.to_vec())),
+        5,
     );
     assert_eq!(ok, *seen.borrow());
     assert_eq!(errors.len(), 2);
-    // The bound is enforced from the length prefix wherever it sits: the oversized frame is
-    // never observed in either order.
+    // The reader's bound is enforced from the length prefix, before the stack: the oversized
+    // frame is never observed in either order.
     assert!(seen.borrow().iter().all(|p| p.len() <= 5));
 }
 
@@ -390,10 +357,9 @@ fn read_stacks_of_three_in_both_orders() {
 fn a_stack_of_four_with_structural_validation_reads_flatbuffers() {
     let mut w = StreamWriter::new(
         Vec::new(),
-        ChecksumFramer::new(ByteSum)
-            .validated(StructuralValidator::new())
-            .bounded(256),
-    );
+        ChecksumFramer::new(ByteSum).validated(StructuralValidator::new()),
+    )
+    .with_max_frame_len(256);
     let mut b = flatbuffers::FlatBufferBuilder::new();
     let name = b.create_string("sensor");
     let start = b.start_table();
@@ -407,12 +373,12 @@ fn a_stack_of_four_with_structural_validation_reads_flatbuffers() {
     let bytes = w.into_inner();
 
     let count = RefCell::new(0);
-    let (ok, errors) = read_all(
+    let (ok, errors) = read_within(
         &bytes,
         ChecksumDeframer::new(ByteSum)
-            .bounded(256)
             .validated((SizeValidator::min(8), StructuralValidator::new()))
             .observed(|_: &[u8]| *count.borrow_mut() += 1),
+        256,
     );
     assert_eq!(ok.len(), 1);
     assert!(errors.is_empty());
@@ -422,8 +388,6 @@ fn a_stack_of_four_with_structural_validation_reads_flatbuffers() {
 #[test]
 fn public_types_are_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
-    assert_send_sync::<BoundedFramer<DefaultFramer>>();
-    assert_send_sync::<BoundedDeframer<DefaultDeframer>>();
     assert_send_sync::<ObserverFramer<DefaultFramer, fn(&[u8])>>();
     assert_send_sync::<ObserverDeframer<DefaultDeframer, fn(&[u8])>>();
     assert_send_sync::<ValidatingFramer<DefaultFramer, SizeValidator>>();

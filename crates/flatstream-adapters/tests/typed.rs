@@ -162,10 +162,9 @@ fn typed_validator_names_the_type_and_carries_the_offset() {
 fn typed_validation_on_both_sides_of_a_stream() {
     let mut w = StreamWriter::new(
         Vec::new(),
-        DefaultFramer
-            .validated(TypedValidator::<Telemetry<'_>>::new())
-            .bounded(1024),
-    );
+        DefaultFramer.validated(TypedValidator::<Telemetry<'_>>::new()),
+    )
+    .with_max_frame_len(1024);
     w.write_payload(&reading(1)).unwrap();
     assert!(w.write_payload(&[0xFF; 24]).is_err());
     assert_eq!(w.bytes_written(), 4 + reading(1).len() as u64);
@@ -176,10 +175,9 @@ fn typed_validation_on_both_sides_of_a_stream() {
     bytes.extend_from_slice(&w.into_inner());
     let mut r = StreamReader::new(
         &bytes[..],
-        DefaultDeframer
-            .bounded(1024)
-            .validated(TypedValidator::<Telemetry<'_>>::new()),
-    );
+        DefaultDeframer.validated(TypedValidator::<Telemetry<'_>>::new()),
+    )
+    .with_max_frame_len(1024);
     assert!(r.read_message().unwrap().is_some());
     assert!(matches!(r.read_message(), Err(Error::Validation { .. })));
     assert!(r.read_message().unwrap().is_none());

@@ -321,7 +321,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
         skipped: Vec::new(),
         skipped_bytes: 0,
     };
-    for item in Salvage::new(&bytes, &deframer, bound) {
+    for item in Salvage::new(&bytes, &deframer).with_max_frame_len(bound) {
         match item {
             Salvaged::Frame { offset, payload } => {
                 progress.update(offset);

@@ -362,7 +362,7 @@ fn resync<D: Deframer>(
     let mut tally = Tally::default();
     let mut first_end = None;
     let header = flatstream::frame::header_len(deframer.checksum_size()) as u64;
-    for item in Salvage::new(bytes, deframer, bound) {
+    for item in Salvage::new(bytes, deframer).with_max_frame_len(bound) {
         match item {
             Salvaged::Frame { offset, payload } => {
                 progress.update(base + offset);

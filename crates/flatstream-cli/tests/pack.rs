@@ -585,14 +585,7 @@ fn floats_are_read_at_their_own_width_bit_for_bit() {
 fn binary_output_to_a_terminal_is_refused() {
     use std::process::{Command, Stdio};
     // A pseudo-terminal from `script` (util-linux), as in terminal.rs; without it, untested.
-    let available = Command::new("script")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !available {
-        eprintln!("`script` (util-linux) is not installed: the terminal is not tested here");
+    if !terminal_available() {
         return;
     }
     let line = format!(

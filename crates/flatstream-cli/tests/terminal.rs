@@ -9,14 +9,7 @@ use std::process::{Command, Stdio};
 
 /// Runs `flatstream ARGS` in a pseudo-terminal; `None` if `script` is not installed.
 fn in_terminal(args: &[&str], env: &[(&str, &str)]) -> Option<Out> {
-    let available = Command::new("script")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !available {
-        eprintln!("`script` (util-linux) is not installed: the terminal is not tested here");
+    if !terminal_available() {
         return None;
     }
     let mut line = String::from(env!("CARGO_BIN_EXE_flatstream"));

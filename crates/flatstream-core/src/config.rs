@@ -273,7 +273,7 @@ impl<F, D: crate::Deframer + Clone, P: ReclaimPolicy + Clone> FrameConfig<F, D, 
 
     /// Salvage past corruption: every frame that verifies, and the byte ranges skipped.
     pub fn salvage<'a>(&self, bytes: &'a [u8]) -> crate::Salvage<'a, D> {
-        crate::Salvage::new(bytes, self.deframer.clone(), self.max_frame_len)
+        crate::Salvage::new(bytes, self.deframer.clone()).with_max_frame_len(self.max_frame_len)
     }
 }
 

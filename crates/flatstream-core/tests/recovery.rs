@@ -20,7 +20,8 @@ fn salvage_skips_a_zero_filled_hole_that_recovery_reads_as_empty_frames() {
     bytes.extend_from_slice(&[0; 4001]);
     bytes.extend_from_slice(&after);
 
-    let items: Vec<_> = Salvage::new(&bytes, ChecksumDeframer::new(sum), 1024)
+    let items: Vec<_> = Salvage::new(&bytes, ChecksumDeframer::new(sum))
+        .with_max_frame_len(1024)
         .map(|i| match i {
             Salvaged::Frame { payload, .. } => Ok(payload),
             Salvaged::Skipped { start, end } => Err(start..end),
@@ -57,7 +58,8 @@ fn salvage_work_stays_within_the_documented_bound_on_hostile_garbage() {
     let mut bytes = garbage.clone();
     bytes.extend_from_slice(&stream_with(ChecksumFramer::new(sum), &[&b"survivor"[..]]));
     n.set(0);
-    let kept: Vec<_> = Salvage::new(&bytes, ChecksumDeframer::new(sum), 4096)
+    let kept: Vec<_> = Salvage::new(&bytes, ChecksumDeframer::new(sum))
+        .with_max_frame_len(4096)
         .filter_map(|i| match i {
             Salvaged::Frame { payload, .. } => Some(payload),
             _ => None,
@@ -171,13 +173,7 @@ fn fuzz_regression_salvage_of_a_clean_unchecksummed_stream_with_empty_frames() {
     assert!(read[0].is_empty());
 
     let mut pos = 0;
-    for (items, item) in Salvage::new(
-        data,
-        DefaultDeframer,
-        flatstream_core::frame::DEFAULT_MAX_FRAME_LEN,
-    )
-    .enumerate()
-    {
+    for (items, item) in Salvage::new(data, DefaultDeframer).enumerate() {
         match item {
             Salvaged::Frame { offset, payload } => {
                 assert_eq!(offset, pos);

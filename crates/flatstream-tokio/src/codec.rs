@@ -7,7 +7,7 @@ use flatstream_core::{
     Checksum, ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Error,
     Framer, Result,
 };
-use flatstream_core::{FrameConfig, NoReclaim, ReadBuffer, ReclaimPolicy};
+use flatstream_core::{FrameConfig, NoReclaim, ReadBuffer, ReclaimPolicy, WriterCore};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
@@ -98,10 +98,8 @@ pub struct FrameCodec<F = DefaultFramer, D = DefaultDeframer, P = NoReclaim> {
     framer: F,
     /// Decoding, read position, growth rule and reclaim policy; the bytes are `FramedRead`'s.
     reading: ReadBuffer<D, P, BytesMut>,
-    /// The bound on payloads encoded, at most `u32::MAX`.
-    max_write_len: usize,
-    /// Bytes encoded so far: the stream offset of the next frame written.
-    write_offset: u64,
+    /// Encoding: the bound and the bytes encoded so far, as a writer keeps them.
+    writing: WriterCore,
 }
 
 impl Default for FrameCodec {
@@ -189,8 +187,7 @@ impl<F: Clone, D: Deframer + Clone, P: ReclaimPolicy + Clone> FrameCodec<F, D, P
             // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
             // doubling toward what a frame needs, as the bytes arrive.
             reading: reading.with_reclaim(config.get_reclaim().clone()),
-            max_write_len: config.get_max_frame_len().min(u32::MAX as usize),
-            write_offset: 0,
+            writing: WriterCore::new().with_max_frame_len(config.get_max_frame_len()),
         }
     }
 }
@@ -204,8 +201,7 @@ impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
             // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
             // doubling toward what a frame needs, as the bytes arrive.
             reading: reading.with_reclaim(reclaim),
-            max_write_len: max.min(u32::MAX as usize),
-            write_offset: 0,
+            writing: WriterCore::new().with_max_frame_len(max),
         }
     }
 
@@ -213,7 +209,7 @@ impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
     /// [`DEFAULT_MAX_FRAME_LEN`], 2 GiB): as [`Builder::max_frame_len`].
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.reading.set_max_frame_len(max);
-        self.max_write_len = max.min(u32::MAX as usize);
+        self.writing.set_max_frame_len(max);
         self
     }
 
@@ -223,8 +219,7 @@ impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
         FrameCodec {
             framer: self.framer,
             reading: self.reading.with_reclaim(policy),
-            max_write_len: self.max_write_len,
-            write_offset: self.write_offset,
+            writing: self.writing,
         }
     }
 
@@ -242,7 +237,7 @@ impl<F, D: Deframer, P: ReclaimPolicy> FrameCodec<F, D, P> {
 
     /// Bytes encoded so far: the stream offset of the next frame to encode.
     pub fn bytes_encoded(&self) -> u64 {
-        self.write_offset
+        self.writing.bytes_written()
     }
 
     /// The framer (`()` for a [`read_only`](FrameCodec::read_only) codec).
@@ -260,16 +255,14 @@ impl<F: Framer, D, P> FrameCodec<F, D, P> {
     /// Appends the frame of `payload` to `dst`.
     #[inline]
     fn encode_payload(&mut self, payload: &[u8], dst: &mut BytesMut) -> Result<()> {
-        let offset = self.write_offset;
-        let header = self
-            .framer
-            .header_within(payload, offset, self.max_write_len)?;
+        let offset = self.writing.bytes_written();
+        let header = self.writing.header(&self.framer, payload)?;
         let header = header.as_bytes();
         let len = header.len() + payload.len();
         dst.reserve(len);
         dst.extend_from_slice(header);
         dst.extend_from_slice(payload);
-        self.write_offset = offset + len as u64;
+        self.writing.accepted(offset, len as u64);
         Ok(())
     }
 }

@@ -115,6 +115,8 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     /// [`DEFAULT_MAX_FRAME_LEN`](flatstream_core::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A
     /// frame declaring more is rejected with [`Error::FrameTooLarge`](flatstream_core::Error::FrameTooLarge)
     /// before any of it is buffered.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](flatstream_core::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.buffer.set_max_frame_len(max);
         self

@@ -18,21 +18,14 @@ use tokio::io::{AsyncWriteExt, BufWriter};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
+mod common;
+
 /// The most any test here may take.
 const LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs `test` on a multi-thread runtime, failing if it takes longer than [`LIMIT`].
 fn run<F: Future<Output = ()>>(test: F) {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            tokio::time::timeout(LIMIT, test)
-                .await
-                .expect("the test finished in time");
-        });
+    common::run_within(LIMIT, test);
 }
 
 fn xxh3() -> (ChecksumFramer<XxHash64>, ChecksumDeframer<XxHash64>) {

@@ -14,20 +14,13 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+mod common;
+
 /// The most any test here may take.
 const LIMIT: Duration = Duration::from_secs(60);
 
 fn run<F: Future<Output = ()>>(test: F) {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(async {
-            tokio::time::timeout(LIMIT, test)
-                .await
-                .expect("the test finished in time");
-        });
+    common::run_within(LIMIT, test);
 }
 
 fn temp(name: &str) -> std::path::PathBuf {

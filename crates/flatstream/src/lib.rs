@@ -82,7 +82,7 @@
 //! - [`journal`]: sync policies, the durable watermark, positioned reads, following a file.
 //! - [`repair`]: recovery after a crash, salvage of damaged streams.
 //! - [`split`]: byte-range splits and parallel reading.
-//! - [`adapters`]: bounds, observers and validation around a framer or deframer.
+//! - [`adapters`]: observers and validation around a framer or deframer.
 //! - [`frame`] (the header layout and sizes) and [`decode`] (the sans-I/O decoder).
 //! - [`checksum`]: the checksum trait and algorithms, and [`checksum::AnyChecksum`] to choose
 //!   one at run time.
@@ -233,12 +233,11 @@ pub mod split {
     pub use flatstream_core::{DEFAULT_CONFIRMATIONS, SplitFrames};
 }
 
-/// Around a framer or deframer: bounds, observers, validation of each payload.
+/// Around a framer or deframer: observers, validation of each payload.
 pub mod adapters {
     pub use flatstream_adapters::{
-        BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, NoValidator, ObserverDeframer,
-        ObserverFramer, SizeValidator, StructuralValidator, TypedValidator, ValidatingDeframer,
-        ValidatingFramer, Validator,
+        DeframerExt, FramerExt, NoValidator, ObserverDeframer, ObserverFramer, SizeValidator,
+        StructuralValidator, TypedValidator, ValidatingDeframer, ValidatingFramer, Validator,
     };
     pub use flatstream_core::ValidationFailure;
 }
@@ -262,8 +261,8 @@ pub mod tokio {
 pub mod framing {
     pub use crate::frame::DEFAULT_MAX_FRAME_LEN;
     pub use flatstream_adapters::{
-        BoundedDeframer, BoundedFramer, DeframerExt, FramerExt, ObserverDeframer, ObserverFramer,
-        ValidatingDeframer, ValidatingFramer,
+        DeframerExt, FramerExt, ObserverDeframer, ObserverFramer, ValidatingDeframer,
+        ValidatingFramer,
     };
     pub use flatstream_core::{
         ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,

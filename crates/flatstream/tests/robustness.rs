@@ -96,7 +96,11 @@ fn read_all<D: Deframer + Copy>(data: &[u8], deframer: D) -> Read {
         assert_eq!(recovery.valid_len, offset);
     }
 
-    let (salvaged, stats) = measure_exact(|| Salvage::new(data, deframer, 1 << 16).count());
+    let (salvaged, stats) = measure_exact(|| {
+        Salvage::new(data, deframer)
+            .with_max_frame_len(1 << 16)
+            .count()
+    });
     assert_eq!(stats.allocations, 0, "salvage allocated");
     assert!(salvaged <= data.len() + 1);
 
@@ -168,7 +172,8 @@ fn for_each_framing(
 
 /// The frames salvage keeps, as `(offset, payload length)`.
 fn salvage<D: Deframer>(data: &[u8], deframer: D) -> Vec<(usize, usize)> {
-    Salvage::new(data, deframer, 1 << 16)
+    Salvage::new(data, deframer)
+        .with_max_frame_len(1 << 16)
         .filter_map(|item| match item {
             Salvaged::Frame { offset, payload } => Some((offset as usize, payload.len())),
             _ => None,

@@ -292,3 +292,18 @@ pub fn golden(kind: ChecksumKind, case: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&digits[i..i + 2], 16).unwrap())
         .collect()
 }
+
+/// Whether `script` (util-linux) is there to run the binary in a pseudo-terminal; if not, says
+/// so on stderr, and the terminal tests pass without testing it.
+pub fn terminal_available() -> bool {
+    let available = Command::new("script")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !available {
+        eprintln!("`script` (util-linux) is not installed: the terminal is not tested here");
+    }
+    available
+}

@@ -1,7 +1,8 @@
 //! Positioned reads: the frame at a known offset, from a byte slice or a `Read + Seek` source.
 
 use crate::error::{Error, Result};
-use crate::wire::decode::{Decoded, Decoder};
+use crate::read::slice::Frames;
+use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 use core::ops::Range;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -10,7 +11,7 @@ use std::vec::Vec;
 /// Reads the frame at a given offset: from a journal's index of [`Receipt`](crate::Receipt)s,
 /// say, without reading the frames before it.
 ///
-/// The frame is decoded by the same [`Decoder`] as every reader's, so it is verified the same
+/// The frame is decoded by the same decoder as every reader's, so it is verified the same
 /// way (bound, checksum, validating deframer) and fails with the same errors, at `offset`.
 /// [`read`](Self::read) takes a buffer of yours and reuses it: once it has grown to the largest
 /// frame read, it allocates nothing. Like the readers, it grows the buffer only as bytes
@@ -51,7 +52,9 @@ use std::vec::Vec;
 /// ```
 #[derive(Debug, Clone)]
 pub struct FrameAt<D> {
-    decoder: Decoder<D>,
+    /// A slice reader with no input of its own: each call hands it the bytes of one frame, so
+    /// that frame is judged by the rules (deframer, bound) of every slice reader.
+    frames: Frames<'static, D>,
 }
 
 impl<D: Deframer> FrameAt<D> {
@@ -59,21 +62,11 @@ impl<D: Deframer> FrameAt<D> {
     /// ([`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     pub fn new(deframer: D) -> Self {
         FrameAt {
-            decoder: Decoder::new(deframer),
+            frames: Frames::new(&[], deframer),
         }
     }
 
-    /// Sets the largest payload accepted; a frame declaring more is [`Error::FrameTooLarge`]
-    /// before any of its payload is read. Use the bound the stream was written with.
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.decoder.set_max_frame_len(max);
-        self
-    }
-
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.decoder.deframer()
-    }
+    crate::read::decoder_accessors!(D, frames);
 
     /// The payload of the frame at `offset` in `bytes`, borrowed from them.
     ///
@@ -86,7 +79,7 @@ impl<D: Deframer> FrameAt<D> {
             .ok()
             .and_then(|at| bytes.get(at..))
             .unwrap_or_default();
-        match self.decoder.decode(rest, offset)? {
+        match self.frames.decode(rest, offset)? {
             Decoded::Frame(frame) => Ok(frame.payload()),
             Decoded::Rejected { error, .. } => Err(error),
             Decoded::Incomplete(need) => Err(need.into_error(offset)),
@@ -123,13 +116,13 @@ impl<D: Deframer> FrameAt<D> {
             .map_err(|e| Error::io(e, offset))?;
         buf.clear();
         // The header first, then what the decoder says is worth reading: at most doubling.
-        let mut want = self.decoder.header_len();
+        let mut want = self.frames.header_len();
         loop {
             let have = buf.len();
             buf.resize(want, 0);
             let got = read_up_to(source, &mut buf[have..]).map_err(|e| Error::io(e, offset))?;
             buf.truncate(have + got);
-            match self.decoder.decode(buf, offset)? {
+            match self.frames.decode(buf, offset)? {
                 Decoded::Frame(frame) => return Ok(frame.span().payload_range()),
                 Decoded::Rejected { error, .. } => return Err(error),
                 Decoded::Incomplete(need) if have + got < want => {

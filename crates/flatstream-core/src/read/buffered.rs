@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::read::buffer::{Next, ReadBuffer};
-use crate::read::{IntoControlFlow, Pass, deliver_frames, flow};
+use crate::read::buffer::{Pass, deliver_frames};
+use crate::read::{IntoControlFlow, flow};
 use crate::wire::decode::Decoded;
 use crate::wire::frame::FrameSpan;
 use crate::wire::framing::Deframer;
@@ -110,6 +111,8 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     /// Sets the largest payload accepted (default
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is copied.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.spill.set_max_frame_len(max);
         self

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::read::MessageReader;
-use crate::wire::decode::{Decoder, Step};
+use crate::read::slice::Frames;
 use crate::wire::framing::Deframer;
 use bytes::Bytes;
 
@@ -40,7 +40,8 @@ pub struct BytesFrames<D> {
     pos: usize,
     /// Whether a framing error stopped the iteration at `pos`.
     failed: bool,
-    decoder: Decoder<D>,
+    /// The slice loop, with no input of its own: each step is handed `bytes` and `pos`.
+    frames: Frames<'static, D>,
 }
 
 impl<D: Deframer> BytesFrames<D> {
@@ -50,11 +51,11 @@ impl<D: Deframer> BytesFrames<D> {
             bytes,
             pos: 0,
             failed: false,
-            decoder: Decoder::new(deframer),
+            frames: Frames::new(&[], deframer),
         }
     }
 
-    crate::read::decoder_accessors!(D);
+    crate::read::decoder_accessors!(D, frames);
 
     /// Bytes consumed so far: the offset of the next frame, or of the frame that failed.
     #[inline]
@@ -72,27 +73,8 @@ impl<D: Deframer> BytesFrames<D> {
     /// (or after a framing error, until `retry`).
     #[inline]
     fn next_range(&mut self) -> Option<Result<core::ops::Range<usize>>> {
-        if self.failed {
-            return None;
-        }
-        let offset = self.pos as u64;
-        match self.decoder.decode_at(&self.bytes[self.pos..], || offset) {
-            Ok(frame) => {
-                let payload = frame.span().payload_range();
-                let start = self.pos;
-                self.pos += frame.len();
-                Some(Ok(start + payload.start..start + payload.end))
-            }
-            Err(other) => {
-                let (step, error) = other.in_whole_input(offset);
-                match step {
-                    Step::Past(len) => self.pos += len,
-                    Step::Stop => self.failed = true,
-                    Step::End => {}
-                }
-                error.map(Err)
-            }
-        }
+        self.frames
+            .step_in(&self.bytes, &mut self.pos, &mut self.failed)
     }
 }
 

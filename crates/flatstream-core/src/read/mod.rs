@@ -12,8 +12,6 @@ pub(crate) mod slice;
 pub(crate) mod stream;
 
 use crate::error::Result;
-use crate::wire::decode::{Decoded, Decoder, Incomplete};
-use crate::wire::framing::Deframer;
 use core::ops::ControlFlow;
 
 /// A reader that hands out payloads one at a time, borrowed from wherever it holds them.
@@ -147,24 +145,26 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     }
 }
 
-/// `with_max_frame_len` and `deframer` for a reader of bytes in memory that holds its
-/// [`Decoder`](crate::wire::decode::Decoder) in a field `decoder`; invoked inside its `impl` block
-/// with the name of its deframer parameter.
+/// `with_max_frame_len` and `deframer` for a reader of bytes in memory, invoked inside its
+/// `impl` block with the name of its deframer parameter and of the field that holds its
+/// decoder (or the [`Frames`](crate::Frames) it reads through): both delegate there.
 macro_rules! decoder_accessors {
-    ($d:ident) => {
+    ($d:ident, $field:ident) => {
         /// Sets the largest payload accepted (default
-        /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+        /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB), as
+        /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
         pub fn with_max_frame_len(mut self, max: usize) -> Self {
-            self.decoder.set_max_frame_len(max);
+            self.$field.set_max_frame_len(max);
             self
         }
 
         /// The deframer.
         pub fn deframer(&self) -> &$d {
-            self.decoder.deframer()
+            self.$field.deframer()
         }
     };
 }
+
 pub(crate) use decoder_accessors;
 
 /// Implements `FusedIterator` and [`MessageReader`] for an iterator of this crate over the
@@ -297,74 +297,6 @@ impl IntoControlFlow for ControlFlow<()> {
     fn into_control_flow(self) -> ControlFlow<()> {
         self
     }
-}
-
-/// How [`deliver_frames`] ended.
-#[derive(Debug)]
-pub(crate) enum Pass {
-    /// No complete frame is left at the front of the bytes: the decoder's word on what is.
-    Exhausted(Incomplete),
-    /// The callback asked to stop.
-    Stopped,
-    /// The `pause` hook asked to stop after a frame (the async reader's reclaim policy, which
-    /// shrinks the buffer between two passes).
-    Paused,
-}
-
-/// Hands every frame the decoder finds at the front of `bytes` to `f`, and stops at the first
-/// that is incomplete, at an error (a rejected frame is stepped over first), when `f` asks to
-/// stop, or when `pause`, called with each payload's length after `f`, returns `true`.
-/// `offset` is the stream offset of `bytes[0]`.
-///
-/// Returns the bytes consumed with the outcome. This is the hot loop of every buffered
-/// reader's `process_all`, the sync ones and the async one (whose passes have no await in
-/// them): the position lives in a local, and the caller stores it once. A reader with nothing
-/// to pause for passes `|_| false`, which compiles to nothing.
-#[inline(always)]
-pub(crate) fn deliver_frames<D, F, C, P>(
-    decoder: &Decoder<D>,
-    mut bytes: &[u8],
-    offset: u64,
-    f: &mut F,
-    mut pause: P,
-) -> (usize, Result<Pass>)
-where
-    D: Deframer,
-    F: FnMut(&[u8]) -> Result<C> + ?Sized,
-    C: IntoControlFlow,
-    P: FnMut(usize) -> bool,
-{
-    let total = bytes.len();
-    let outcome = loop {
-        let frame_offset = offset + (total - bytes.len()) as u64;
-        match decoder.decode(bytes, frame_offset) {
-            Ok(Decoded::Frame(frame)) => {
-                // Past the frame after the callback. Since the frame is taken with `get(..len)`
-                // the two orders measure the same in the `ratios` bench, and this one keeps
-                // `read_path/bufreader-cursor` where it was before the decoder (paired, minimum
-                // of 300 runs: 131 ns per 100 frames against 160 with the step first).
-                let payload = frame.payload();
-                let flow = flow(f(payload), frame_offset);
-                bytes = &bytes[frame.len()..];
-                let paused = pause(payload.len());
-                match flow {
-                    Ok(ControlFlow::Continue(())) => {}
-                    Ok(ControlFlow::Break(())) => break Ok(Pass::Stopped),
-                    Err(e) => break Err(e),
-                }
-                if paused {
-                    break Ok(Pass::Paused);
-                }
-            }
-            Ok(Decoded::Rejected { len, error }) => {
-                bytes = &bytes[len..];
-                break Err(error);
-            }
-            Ok(Decoded::Incomplete(need)) => break Ok(Pass::Exhausted(need)),
-            Err(e) => break Err(e),
-        }
-    };
-    (total - bytes.len(), outcome)
 }
 
 /// A `process_all` callback's result as "go on" or "stop", with an error stamped with the

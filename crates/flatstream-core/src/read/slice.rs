@@ -1,7 +1,7 @@
 //! `Frames`: a zero-copy iterator over the frames of a byte slice. Works without `std`.
 
 use crate::error::Result;
-use crate::wire::decode::{Decoder, Step};
+use crate::wire::decode::{Decoded, Decoder, Step};
 use crate::wire::framing::Deframer;
 
 /// Iterates over the payloads of the frames in a byte slice, without copying.
@@ -56,7 +56,7 @@ impl<'a, D: Deframer> Frames<'a, D> {
         }
     }
 
-    crate::read::decoder_accessors!(D);
+    crate::read::decoder_accessors!(D, decoder);
 
     /// Bytes consumed so far: the offset of the next frame, or of the frame that failed.
     #[inline]
@@ -81,8 +81,72 @@ impl<'a, D: Deframer> Frames<'a, D> {
         self.rest.len()
     }
 
-    pub(crate) fn decoder(&self) -> &Decoder<D> {
-        &self.decoder
+    /// The frame at the front of `bytes`, a part of this reader's input whose first byte is
+    /// at stream offset `offset`, decided by this reader's rules (deframer and bound) without
+    /// moving it: how the situational slice readers (split, parallel, recover, salvage,
+    /// positioned) look at a frame they choose.
+    #[inline(always)]
+    pub(crate) fn decode<'b>(&self, bytes: &'b [u8], offset: u64) -> Result<Decoded<'b>> {
+        self.decoder.decode(bytes, offset)
+    }
+
+    /// Length of the frame at the front of `bytes`, header included, without verifying it:
+    /// see [`Decoder::unverified_len`].
+    #[inline(always)]
+    pub(crate) fn unverified_len(&self, bytes: &[u8]) -> Option<usize> {
+        self.decoder.unverified_len(bytes)
+    }
+
+    /// Length of a frame's header.
+    #[inline(always)]
+    pub(crate) fn header_len(&self) -> usize {
+        self.decoder.header_len()
+    }
+
+    /// The bound in force: the smaller of the one set and the deframer's own.
+    #[inline(always)]
+    pub(crate) fn max_frame_len(&self) -> usize {
+        self.decoder.max_frame_len()
+    }
+
+    /// [`with_max_frame_len`](Self::with_max_frame_len), in place.
+    pub(crate) fn set_max_frame_len(&mut self, max: usize) {
+        self.decoder.set_max_frame_len(max);
+    }
+
+    /// One step of the slice loop for a reader that keeps its input and position itself
+    /// (`BytesFrames`): the range of the payload of the frame at `input[*pos..]`, stepping
+    /// `pos` past it; `None` at the end, or after a framing error, which sets `failed` and
+    /// leaves `pos` on the frame that failed. The outcomes are those of the iterator.
+    #[cfg(feature = "bytes")]
+    #[inline(always)]
+    pub(crate) fn step_in(
+        &self,
+        input: &[u8],
+        pos: &mut usize,
+        failed: &mut bool,
+    ) -> Option<Result<core::ops::Range<usize>>> {
+        if *failed {
+            return None;
+        }
+        let offset = *pos as u64;
+        match self.decoder.decode_at(&input[*pos..], || offset) {
+            Ok(frame) => {
+                let payload = frame.span().payload_range();
+                let start = *pos;
+                *pos += frame.len();
+                Some(Ok(start + payload.start..start + payload.end))
+            }
+            Err(other) => {
+                let (step, error) = other.in_whole_input(offset);
+                match step {
+                    Step::Past(len) => *pos += len,
+                    Step::Stop => *failed = true,
+                    Step::End => {}
+                }
+                error.map(Err)
+            }
+        }
     }
 
     /// Undoes the fusing after a framing error: the next item is the failed frame's again.

@@ -3,9 +3,10 @@
 
 use crate::error::Result;
 use crate::in_memory;
+use crate::read::IntoControlFlow;
 use crate::read::buffer::{Next, ReadBuffer};
+use crate::read::buffer::{Pass, deliver_frames};
 use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
-use crate::read::{IntoControlFlow, Pass, deliver_frames};
 use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 use core::ops::Range;
@@ -124,6 +125,8 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> StreamReader<R, D, P> {
     /// Sets the largest payload accepted (default
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
     /// declaring more is rejected with [`Error::FrameTooLarge`](crate::Error::FrameTooLarge) before any of it is buffered.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.buffer.set_max_frame_len(max);
         self

@@ -1,8 +1,9 @@
 //! Salvage: keep every intact frame of a damaged checksummed stream, skipping the damage.
 
 use crate::error::Error;
+use crate::read::slice::Frames;
 use crate::split::ranges::{DEFAULT_CONFIRMATIONS, OverBudget, first_chained};
-use crate::wire::decode::{Decoded, Decoder};
+use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 
 /// One item of a [`Salvage`]: a frame kept, a frame rejected for its content, or bytes skipped.
@@ -73,7 +74,7 @@ pub enum Salvaged<'a> {
 ///
 /// let mut kept = Vec::new();
 /// let mut skipped = Vec::new();
-/// for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32), 1024) {
+/// for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32)).with_max_frame_len(1024) {
 ///     match item {
 ///         Salvaged::Frame { payload, .. } => kept.push(payload),
 ///         Salvaged::Skipped { start, end } => skipped.push(start..end),
@@ -137,15 +138,16 @@ pub enum Salvaged<'a> {
 /// every offset in turn, as a search without a budget must: a try reads the header and, only
 /// if the declared length is at most `max_frame_len` and the payload is all present, computes
 /// one checksum over it, so skipping `g` bytes of an `n`-byte input costs at most
-/// `g × min(max_frame_len, n)` checksummed bytes. **Pass the bound your writer used** for
-/// input that may be hostile. `docs/robustness.md` has measurements.
+/// `g × min(max_frame_len, n)` checksummed bytes. **Set the bound your writer used**
+/// ([`with_max_frame_len`](Self::with_max_frame_len)) for input that may be hostile. `docs/robustness.md` has measurements.
 ///
 /// Without a checksum nothing is hashed: each offset of a skipped range costs one header read.
 #[derive(Debug, Clone)]
 pub struct Salvage<'a, D> {
     bytes: &'a [u8],
     pos: usize,
-    decoder: Decoder<D>,
+    /// The input's frames, as a reader of it sees them: the deframer and the bound.
+    frames: Frames<'a, D>,
     /// A frame found at the end of a skipped range, yielded right after it.
     pending: Option<usize>,
     /// The last search for a confirmed chain: where it started, and the chain it found (the
@@ -166,16 +168,24 @@ enum Try<'a> {
 }
 
 impl<'a, D: Deframer> Salvage<'a, D> {
-    /// Salvages `bytes`, framed as `deframer` expects, accepting payloads up to
-    /// `max_frame_len` bytes. The bound also bounds the work: see [`Salvage`].
-    pub fn new(bytes: &'a [u8], deframer: D, max_frame_len: usize) -> Self {
+    /// Salvages `bytes`, framed as `deframer` expects, with the default bound
+    /// ([`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
+    pub fn new(bytes: &'a [u8], deframer: D) -> Self {
         Salvage {
             bytes,
             pos: 0,
-            decoder: Decoder::new(deframer).with_max_frame_len(max_frame_len),
+            frames: Frames::new(bytes, deframer),
             pending: None,
             confirmed: None,
         }
+    }
+
+    /// Sets the largest payload accepted, as
+    /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len). Here the bound also
+    /// bounds the work: see [`Salvage`].
+    pub fn with_max_frame_len(mut self, max: usize) -> Self {
+        self.frames.set_max_frame_len(max);
+        self
     }
 
     /// Offset of the next byte to examine.
@@ -183,11 +193,11 @@ impl<'a, D: Deframer> Salvage<'a, D> {
         self.pending.unwrap_or(self.pos) as u64
     }
 
-    /// Tries the frame at `at`: the decoder decides, every error but a content error meaning
+    /// Tries the frame at `at`: the reader's rules decide, every error but a content error meaning
     /// that no frame starts there. The frame must end by `end`.
     fn try_at(&self, at: usize, end: usize) -> Try<'a> {
         let bytes: &'a [u8] = self.bytes;
-        match self.decoder.decode(&bytes[at..end], at as u64) {
+        match self.frames.decode(&bytes[at..end], at as u64) {
             Ok(Decoded::Frame(frame)) if frame.is_zero() => Try::Zero,
             Ok(Decoded::Frame(frame)) => Try::Frame {
                 payload: frame.payload(),
@@ -203,8 +213,8 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     fn resync(&mut self, start: usize) -> usize {
         let bytes: &'a [u8] = self.bytes;
         let from = start + 1;
-        let deframer = self.decoder.deframer();
-        let max = self.decoder.max_frame_len();
+        let deframer = self.frames.deframer();
+        let max = self.frames.max_frame_len();
         if deframer.checksum_size() == 0 {
             // Nothing is hashed: each offset costs a header read.
             return self.first_frame(from, bytes.len());
@@ -242,7 +252,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     /// `end`, trying every offset in turn. No frame is shorter than its header, so offsets
     /// closer to `end` than that are not tried.
     fn first_frame(&self, from: usize, end: usize) -> usize {
-        let last = end.saturating_sub(self.decoder.header_len());
+        let last = end.saturating_sub(self.frames.header_len());
         (from..=last)
             .find(|&at| {
                 matches!(
@@ -312,6 +322,7 @@ impl<D: Deframer> core::iter::FusedIterator for Salvage<'_, D> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::split::ranges::tests::arbitrary_words;
     use crate::wire::checksum::Checksum;
     use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, Framer};
     use alloc::vec::Vec;
@@ -358,7 +369,8 @@ mod tests {
     fn intact_stream_is_all_frames() {
         let bytes = framed(&[b"a", b"", b"bcd"]).leak();
         let count = Cell::new(0);
-        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count)), 64));
+        let got =
+            summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
         assert_eq!(got, [('F', 0, 1), ('F', 9, 0), ('F', 17, 3)]);
     }
 
@@ -370,7 +382,8 @@ mod tests {
         bytes.extend_from_slice(&[50, 0, 0, 0, 1]);
         let bytes = bytes.leak();
         let count = Cell::new(0);
-        let got = summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count)), 64));
+        let got =
+            summary(Salvage::new(bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(64));
         assert_eq!(
             got,
             [
@@ -389,7 +402,9 @@ mod tests {
         // bound of 64.
         let garbage: Vec<u8> = [60u8, 0, 0, 0].repeat(1000);
         let count = Cell::new(0);
-        let items = Salvage::new(&garbage, ChecksumDeframer::new(Fnv(&count)), 64).count();
+        let items = Salvage::new(&garbage, ChecksumDeframer::new(Fnv(&count)))
+            .with_max_frame_len(64)
+            .count();
         assert_eq!(items, 1);
         assert!(count.get() <= garbage.len() as u64 * 64, "{}", count.get());
         assert!(count.get() > 0);
@@ -404,28 +419,14 @@ mod tests {
         let mut bytes = garbage.clone();
         bytes.extend_from_slice(&framed(&[b"survivor"]));
         let count = Cell::new(0);
-        let got = summary(Salvage::new(
-            &bytes,
-            ChecksumDeframer::new(Fnv(&count)),
-            4096,
-        ));
+        let got = summary(
+            Salvage::new(&bytes, ChecksumDeframer::new(Fnv(&count))).with_max_frame_len(4096),
+        );
         let end = garbage.len() as u64;
         assert_eq!(got, [('S', 0, end), ('F', end, 8)]);
         let budgets = 2 * 4 * (64 << 10);
         assert!(count.get() > budgets, "{}", count.get());
         assert!(count.get() <= budgets + end * 4096, "{}", count.get());
-    }
-
-    /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
-    fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
-        (0..n)
-            .flat_map(|_| {
-                *seed ^= *seed << 13;
-                *seed ^= *seed >> 7;
-                *seed ^= *seed << 17;
-                u32::try_from(*seed % below).unwrap().to_le_bytes()
-            })
-            .collect()
     }
 
     #[test]
@@ -451,11 +452,7 @@ mod tests {
         bytes.truncate(bytes.len() - 30);
         let count = Cell::new(0);
         let deframer = ChecksumDeframer::new(Fnv(&count));
-        let got = summary(Salvage::new(
-            &bytes,
-            deframer,
-            crate::frame::DEFAULT_MAX_FRAME_LEN,
-        ));
+        let got = summary(Salvage::new(&bytes, deframer));
         let kept: Vec<u64> = got
             .iter()
             .filter(|i| i.0 == 'F')
@@ -476,7 +473,7 @@ mod tests {
     #[test]
     fn without_a_checksum_only_the_bound_and_the_end_are_detected() {
         let bytes = [0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0, 9];
-        let got = summary(Salvage::new(&bytes, DefaultDeframer, 16));
+        let got = summary(Salvage::new(&bytes, DefaultDeframer).with_max_frame_len(16));
         assert_eq!(got, [('S', 0, 4), ('F', 4, 1)]);
     }
 }

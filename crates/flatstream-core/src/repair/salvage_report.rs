@@ -45,7 +45,7 @@ impl<D: Deframer> Salvage<'_, D> {
     /// damaged[20] ^= 1;
     ///
     /// let mut clean = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
-    /// let report = Salvage::new(&damaged, ChecksumDeframer::new(Fnv32), 1024).write_to(&mut clean)?;
+    /// let report = Salvage::new(&damaged, ChecksumDeframer::new(Fnv32)).with_max_frame_len(1024).write_to(&mut clean)?;
     /// assert_eq!((report.frames, report.skipped), (2, vec![12..24]));
     /// let clean = clean.into_inner();
     /// let payloads: Vec<&[u8]> = Frames::new(&clean, ChecksumDeframer::new(Fnv32)).collect::<Result<_, _>>()?;

@@ -29,7 +29,6 @@ use crate::error::{Error, Result};
 use crate::read::slice::Frames;
 use crate::read::{IntoControlFlow, flow};
 use crate::split::ranges::{DEFAULT_CONFIRMATIONS, SplitFrames};
-use crate::wire::decode::Decoder;
 use crate::wire::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::wire::framing::Deframer;
 use alloc::vec::Vec;
@@ -143,6 +142,8 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Finding each
     /// split's first frame costs little with the default; the bound the writer used lets it
     /// reject more offsets from their headers alone.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self
@@ -200,7 +201,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// end of the bytes for the last one and one whose walk stopped on a frame a sequential
     /// reader stops on (that split is the last).
     fn boundaries(&self) -> Vec<Range<usize>> {
-        let decoder = Decoder::new(&self.deframer).with_max_frame_len(self.max_frame_len);
+        let frames = Frames::new(self.bytes, &self.deframer).with_max_frame_len(self.max_frame_len);
         let len = self.bytes.len();
         let split_len = self.split_len();
         let ranges: Vec<Range<usize>> = (0..len.div_ceil(split_len))
@@ -223,7 +224,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
                 } else {
                     None
                 };
-                first.map(|at| (at, walk(&decoder, self.bytes, at, range.end)))
+                first.map(|at| (at, walk(&frames, self.bytes, at, range.end)))
             })
             .collect();
         // 2. The join check, in stream order.
@@ -235,7 +236,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
             }
             let ended = match walked {
                 Some((first, ended)) if first == reach => ended,
-                _ => walk(&decoder, self.bytes, reach, range.end),
+                _ => walk(&frames, self.bytes, reach, range.end),
             };
             match ended {
                 Walk::Reached(end) => {
@@ -564,9 +565,9 @@ enum Walk {
 
 /// Walks the frames from the boundary `at` while they start before `until`, reading their
 /// lengths only.
-fn walk<D: Deframer>(decoder: &Decoder<D>, bytes: &[u8], mut at: usize, until: usize) -> Walk {
+fn walk<D: Deframer>(frames: &Frames<'_, D>, bytes: &[u8], mut at: usize, until: usize) -> Walk {
     while at < until {
-        match decoder.unverified_len(&bytes[at..]) {
+        match frames.unverified_len(&bytes[at..]) {
             Some(len) => at += len,
             None => return Walk::Stopped,
         }

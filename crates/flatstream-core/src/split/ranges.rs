@@ -15,7 +15,7 @@
 
 use crate::error::{Error, Result};
 use crate::read::slice::Frames;
-use crate::wire::decode::{Decoded, Decoder};
+use crate::wire::decode::Decoded;
 use crate::wire::framing::Deframer;
 use core::ops::Range;
 
@@ -246,6 +246,8 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Resynchronization
     /// costs little with the default (see [Work](SplitFrames#work)); the bound the writer used
     /// makes it reject more offsets from their headers alone.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.frames = self.frames.with_max_frame_len(max);
         self
@@ -304,7 +306,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// the search spent its budget first.
     fn resync(&self) -> core::result::Result<Option<usize>, OverBudget> {
         // No frame is shorter than its header: offsets closer to the end are not tried.
-        let last = self.bytes.len().saturating_sub(self.decoder().header_len());
+        let last = self.bytes.len().saturating_sub(self.frames.header_len());
         let until = self.end.min(last.saturating_add(1));
         if self.start >= until {
             return Ok(None);
@@ -354,7 +356,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
             if hop > 0 && pos == self.bytes.len() {
                 break;
             }
-            pos += self.decoder().unverified_len(&self.bytes[pos..])?;
+            pos += self.frames.unverified_len(&self.bytes[pos..])?;
             if pos - at > span {
                 return None;
             }
@@ -367,7 +369,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     fn verify_chain(&self, at: usize, chain_end: usize, budget: &mut usize) -> Tried {
         let mut pos = at;
         while pos < chain_end {
-            let Some(len) = self.decoder().unverified_len(&self.bytes[pos..]) else {
+            let Some(len) = self.frames.unverified_len(&self.bytes[pos..]) else {
                 return Tried::Rejected;
             };
             let Some(left) = budget.checked_sub(len) else {
@@ -393,7 +395,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         for at in self.start..found {
             let mut pos = at;
             for _ in 0..=self.confirmations {
-                match self.decoder().unverified_len(&self.bytes[pos..]) {
+                match self.frames.unverified_len(&self.bytes[pos..]) {
                     Some(len) if pos + len <= found => pos += len,
                     _ => break,
                 }
@@ -418,7 +420,7 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     /// Length of the whole frame at `at` whose checksum verifies (a frame rejected for its
     /// content verified too); a candidate must not be all zeros.
     fn intact(&self, at: usize, candidate: bool) -> Option<usize> {
-        match self.decoder().decode(&self.bytes[at..], at as u64) {
+        match self.frames.decode(&self.bytes[at..], at as u64) {
             Ok(Decoded::Frame(frame)) if !(candidate && frame.is_zero()) => Some(frame.len()),
             Ok(Decoded::Rejected { len, .. }) => Some(len),
             _ => None,
@@ -429,10 +431,6 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     #[inline(always)]
     fn retry(&mut self) {
         self.frames.retry();
-    }
-
-    fn decoder(&self) -> &Decoder<D> {
-        self.frames.decoder()
     }
 
     /// Where the hot path's test failed (before synchronization, past the end of the range,
@@ -503,7 +501,7 @@ impl<'a, D: Deframer> Iterator for SplitFrames<'a, D> {
 crate::read::message_reader_from_iterator!(SplitFrames);
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::read::MessageReader;
     use crate::testing::Sum32;
@@ -605,8 +603,9 @@ mod tests {
         (split.sync(), hashed.get())
     }
 
-    /// A little xorshift: payload bytes that are arbitrary, and the same on every run.
-    fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
+    /// A little xorshift: payload bytes that are arbitrary, and the same on every run (the
+    /// salvage tests use it too).
+    pub(crate) fn arbitrary_words(seed: &mut u64, n: usize, below: u64) -> Vec<u8> {
         (0..n)
             .flat_map(|_| {
                 *seed ^= *seed << 13;

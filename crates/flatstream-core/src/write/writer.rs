@@ -203,6 +203,8 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
     /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.sink.core.set_max_frame_len(max);
         self

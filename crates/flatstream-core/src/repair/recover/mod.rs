@@ -3,7 +3,6 @@
 use crate::error::Error;
 use crate::read::slice::Frames;
 use crate::split::ranges::first_confirmed;
-use crate::wire::decode::Decoder;
 use crate::wire::frame::DEFAULT_MAX_FRAME_LEN;
 use crate::wire::framing::Deframer;
 use alloc::vec;
@@ -221,6 +220,8 @@ impl<D: Deframer> Recover<D> {
     /// the stream was written with: a length over it is known to be corrupt without looking
     /// past it, and a tight bound leaves the look past a frame that runs off the end (and a
     /// torn tail's own length) less room to be wrong.
+    ///
+    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self
@@ -286,8 +287,8 @@ impl<D: Deframer> Recover<D> {
             // is not to be trusted, so neither is where its header says the payload starts.
             first_confirmed(rest, 1, &self.deframer, self.max_frame_len).map(|at| (at, true))
         } else {
-            let decoder = Decoder::new(&self.deframer).with_max_frame_len(self.max_frame_len);
-            chain_to_end(&decoder, rest, Self::AMBIGUOUS_CHAIN).map(|at| (at, false))
+            let frames = Frames::new(rest, &self.deframer).with_max_frame_len(self.max_frame_len);
+            chain_to_end(&frames, rest, Self::AMBIGUOUS_CHAIN).map(|at| (at, false))
         };
         match resumes {
             None => StreamEnd::TornTail { needed, present },
@@ -312,16 +313,16 @@ impl<D: Deframer> Recover<D> {
 }
 
 /// In `rest`, which starts with a frame whose length runs past its end, the first offset after
-/// that frame's header from which the bytes parse as frames within the decoder's bound that
+/// that frame's header from which the bytes parse as frames within the bound of `frames` that
 /// end exactly at the end of `rest`, `min` of them or more not empty. Frames are parsed as
-/// the decoder parses them, unverified ([`Decoder::unverified_len`]).
+/// `frames` parses them, unverified (their lengths only).
 ///
 /// One pass backwards: the chain from an offset is that frame and the chain from where it
 /// ends, which lies further on, so each offset is parsed once. One byte of memory per byte of
 /// `rest` holds, for each offset, whether its chain ends at the end and how many frames in it
 /// are not empty (counted up to `min`).
-fn chain_to_end<D: Deframer>(decoder: &Decoder<D>, rest: &[u8], min: usize) -> Option<usize> {
-    let header = decoder.header_len();
+fn chain_to_end<D: Deframer>(frames: &Frames<'_, D>, rest: &[u8], min: usize) -> Option<usize> {
+    let header = frames.header_len();
     if rest.len() <= header {
         return None;
     }
@@ -330,7 +331,7 @@ fn chain_to_end<D: Deframer>(decoder: &Decoder<D>, rest: &[u8], min: usize) -> O
     let mut chain = vec![0u8; rest.len() + 1];
     chain[rest.len()] = 1;
     for at in (header..rest.len()).rev() {
-        if let Some(len) = decoder.unverified_len(&rest[at..]) {
+        if let Some(len) = frames.unverified_len(&rest[at..]) {
             let after = chain[at + len];
             if after > 0 {
                 chain[at] = after.saturating_add(u8::from(len > header)).min(top);

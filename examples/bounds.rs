@@ -1,13 +1,13 @@
-//! Bounds on both sides of a stream: a writer that refuses oversized telemetry before writing a
-//! byte, and a reader that rejects a frame claiming 1 GiB from its length prefix alone.
+//! One bound on both sides of a stream: a writer that refuses oversized telemetry before
+//! writing a byte, and a reader that rejects a frame claiming 1 GiB from its length prefix
+//! alone. Both are built from one `FrameConfig`, so they agree.
 //!
 //! ```text
-//! cargo run --example adapter_bounded
+//! cargo run --example bounds
 //! ```
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::adapters::{DeframerExt, FramerExt};
-use flatstream::{DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter};
+use flatstream::{Error, FrameConfig};
 
 #[path = "telemetry_schema.rs"]
 mod telemetry_schema;
@@ -15,7 +15,10 @@ use telemetry_schema::{Telemetry, TelemetryArgs};
 
 fn main() -> Result<(), Error> {
     // A telemetry reading is a FlatBuffer of under 64 bytes; allow no more.
-    let mut writer = StreamWriter::new(Vec::new(), DefaultFramer.bounded(64));
+    let mut config = FrameConfig::new();
+    config.max_frame_len(64).capacity(256);
+
+    let mut writer = config.writer(Vec::new());
     let mut builder = FlatBufferBuilder::new();
     let args = TelemetryArgs {
         device_id: 7,
@@ -40,15 +43,14 @@ fn main() -> Result<(), Error> {
     // A reader with the same bound meets a corrupt header claiming a 1 GiB payload.
     let mut bytes = writer.into_inner();
     bytes.extend_from_slice(&(1u32 << 30).to_le_bytes());
-    let mut reader = StreamReader::with_capacity(256, &bytes[..], DefaultDeframer.bounded(64));
+    let mut reader = config.reader(&bytes[..]);
     let reading = reader.read_message()?.expect("one reading");
     let t = flatbuffers::root::<Telemetry<'_>>(reading)?;
     println!("read device {} value {}", t.device_id(), t.value());
     match reader.read_message() {
-        Err(Error::FrameTooLarge { len, max, offset }) => println!(
-            "rejected a frame declaring {len} bytes at offset {offset} (bound {max}); buffer still {} bytes",
-            reader.capacity()
-        ),
+        Err(Error::FrameTooLarge { len, max, offset }) => {
+            println!("rejected a frame declaring {len} bytes at offset {offset} (bound {max})")
+        }
         other => panic!("expected FrameTooLarge, got {other:?}"),
     }
     Ok(())
