@@ -1,0 +1,1 @@
+//! flatstream captures as a DataFusion file format (work in progress).
