@@ -1,7 +1,7 @@
 //! The scaling workload: reading a capture of telemetry tables whose fields hold arbitrary
 //! values (every bit pseudo-random, as real device ids, clocks and measurements look to a
 //! reader), XXH3-framed, from bytes in memory, with the **default bound**
-//! ([`DEFAULT_MAX_FRAME_LEN`](flatstream::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB), which is what
+//! ([`DEFAULT_MAX_FRAME_LEN`](flatstream::framing::DEFAULT_MAX_FRAME_LEN), 2 GiB), which is what
 //! a user who sets nothing gets. On one thread with `Frames`, and on a rayon pool with
 //! `ParallelFrames`, folded per split or mapped in stream order.
 //!

@@ -107,7 +107,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     let framing = detect::resolve(Some(kind), head, complete, max, "--checksum")?;
     let hint_head = head.to_vec();
 
-    let header_len = flatstream::frame::header_len(framing.checksum.size()) as u64;
+    let header_len = flatstream::framing::header_len(framing.checksum.size()) as u64;
     let mut sizes = Sizes::default();
     let mut progress = Progress::new("inspecting", input.len());
     let name = input.name.clone();

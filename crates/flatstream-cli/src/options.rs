@@ -4,7 +4,7 @@ use crate::detect::{self, Framing};
 use crate::failure::Failure;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flatstream::checksum::ChecksumKind;
-use flatstream::frame::DEFAULT_MAX_FRAME_LEN;
+use flatstream::framing::DEFAULT_MAX_FRAME_LEN;
 use std::path::PathBuf;
 
 const EXIT_STATUS: &str = "\

@@ -361,7 +361,7 @@ fn resync<D: Deframer>(
 ) -> (Tally, Option<u64>) {
     let mut tally = Tally::default();
     let mut first_end = None;
-    let header = flatstream::frame::header_len(deframer.checksum_size()) as u64;
+    let header = flatstream::framing::header_len(deframer.checksum_size()) as u64;
     for item in Salvage::new(bytes, deframer).with_max_frame_len(bound) {
         match item {
             Salvaged::Frame { offset, payload } => {
@@ -692,7 +692,7 @@ fn run_one(
         all: args.all,
         salvage_bound: args.read.framing.max_frame_len,
         schema,
-        header_len: flatstream::frame::header_len(framing.checksum.size()) as u64,
+        header_len: flatstream::framing::header_len(framing.checksum.size()) as u64,
     };
     let mut progress = Progress::new("verifying", input.len());
     let name = input.name.clone();

@@ -83,11 +83,11 @@
 //! - [`repair`]: recovery after a crash, salvage of damaged streams.
 //! - [`split`]: byte-range splits and parallel reading.
 //! - [`adapters`]: observers and validation around a framer or deframer.
-//! - [`frame`] (the header layout and sizes) and [`decode`] (the sans-I/O decoder).
+//! - [`framing`]: the header's layout and sizes, the default bound, and the framers under the
+//!   path FlatStream 0.2.x gave them; [`decode`]: the sans-I/O decoder.
 //! - [`checksum`]: the checksum trait and algorithms, and [`checksum::AnyChecksum`] to choose
 //!   one at run time.
 //! - `tokio` (feature `tokio`): the async reader and writer and the tokio-util codec.
-//! - [`framing`]: the framers under the path FlatStream 0.2.x gave them.
 //!
 //! Each item has one path, except where code written for FlatStream 0.2.x needs a second: the
 //! framers are also in [`framing`], and `XxHash64`, `Crc32` and `Crc16` are also at the root
@@ -174,7 +174,7 @@ pub use flatstream_checksum::Crc32;
 #[cfg(feature = "xxhash")]
 pub use flatstream_checksum::XxHash64;
 
-pub use flatstream_core::{decode, frame};
+pub use flatstream_core::decode;
 
 /// Reading: the readers besides [`StreamReader`] and [`Frames`], the [`MessageReader`](read::MessageReader) trait
 /// they share, the sans-I/O [`ReadBuffer`](read::ReadBuffer) under every buffered reader, buffer reclamation and
@@ -256,14 +256,15 @@ pub mod tokio {
     pub use flatstream_tokio::*;
 }
 
-/// The framers, under the path FlatStream 0.2.x gave them (`flatstream::framing::`): the same
-/// items as at the crate's root and in [`adapters`]. See `docs/migrating.md`.
+/// The frame's layout (header sizes, the default bound, the header's fields), and the framers
+/// under the path FlatStream 0.2.x gave them (`flatstream::framing::`: the same framers as at the
+/// crate's root and in [`adapters`]; see `docs/migrating.md`).
 pub mod framing {
-    pub use crate::frame::DEFAULT_MAX_FRAME_LEN;
     pub use flatstream_adapters::{
         DeframerExt, FramerExt, ObserverDeframer, ObserverFramer, ValidatingDeframer,
         ValidatingFramer,
     };
+    pub use flatstream_core::frame::*;
     pub use flatstream_core::{
         ChecksumDeframer, ChecksumFramer, DefaultDeframer, DefaultFramer, Deframer, Framer,
     };

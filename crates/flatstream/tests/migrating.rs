@@ -31,7 +31,7 @@ fn the_0_2_paths_name_the_root_items() {
     );
     assert_eq!(
         flatstream::framing::DEFAULT_MAX_FRAME_LEN,
-        flatstream::frame::DEFAULT_MAX_FRAME_LEN
+        flatstream::framing::DEFAULT_MAX_FRAME_LEN
     );
 }
 
