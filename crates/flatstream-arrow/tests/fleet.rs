@@ -466,7 +466,9 @@ fn another_root_type_converts_that_table() {
     assert_eq!(batch.column(0).as_string::<i32>().value(0), "imu");
     assert!(matches!(
         Plan::new(&schema("fleet.bfbs"), Options::new().root_type("Vec3")),
-        Err(Error::UnknownRootType { .. })
+        Err(Error::Schema(
+            flatstream_reflect::Error::UnknownRootType { .. }
+        ))
     ));
 }
 
