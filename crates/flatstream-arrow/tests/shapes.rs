@@ -1,4 +1,4 @@
-//! Shapes the example schemas lack (tests/schemas/shapes.fbs): fixed-length arrays in a struct
+//! Shapes the example schemas lack (examples/shapes.fbs): fixed-length arrays in a struct
 //! as `FixedSizeList`, and a recursive table as `Binary`, as a field and in a vector.
 
 mod common;
@@ -23,13 +23,13 @@ use flatstream_arrow::{BinarySchema, Options, Plan};
     missing_docs,
     unreachable_pub
 )]
-#[path = "schemas/shapes_generated.rs"]
+#[path = "../../../examples/generated/shapes_generated.rs"]
 mod shapes_generated;
 use shapes_generated::shapes::*;
 
 fn convert(payloads: &[Vec<u8>]) -> RecordBatch {
     let schema = BinarySchema::load(format!(
-        "{}/tests/schemas/shapes.bfbs",
+        "{}/../../examples/shapes.bfbs",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
