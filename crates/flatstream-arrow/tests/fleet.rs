@@ -12,21 +12,7 @@ use common::{enum_name, frames, schema, stream};
 use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{Enums, Error, Options, Plan};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/fleet_generated.rs"]
-mod fleet_generated;
-use fleet_generated::fleet::*;
+use flatstream_test_support::fleet::*;
 
 /// Robots covering each shape: every field set (with a Sensor), nothing but the required name
 /// (defaults), a Motor with a parent, a Camera with an enum value the enum does not name.

@@ -11,21 +11,7 @@ use common::{frames, stream};
 use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{BinarySchema, Options, Plan};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/shapes_generated.rs"]
-mod shapes_generated;
-use shapes_generated::shapes::*;
+use flatstream_test_support::shapes::*;
 
 fn convert(payloads: &[Vec<u8>]) -> RecordBatch {
     let schema = BinarySchema::load(format!(
