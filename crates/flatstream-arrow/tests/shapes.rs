@@ -7,7 +7,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int16Type, Int32Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
-use common::{frames, stream};
+use common::{frames, primitive, stream};
 use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{BinarySchema, Options, Plan};
 
@@ -70,22 +70,13 @@ fn fixed_arrays_are_fixed_size_lists() {
     assert!(matches!(corners.data_type(), DataType::FixedSizeList(_, 2)));
     let corners = corners.as_fixed_size_list().value(0);
     let corners = corners.as_struct();
-    let x = corners
-        .column_by_name("x")
-        .unwrap()
-        .as_primitive::<Int32Type>();
-    let y = corners
-        .column_by_name("y")
-        .unwrap()
-        .as_primitive::<Int32Type>();
+    let x = primitive::<Int32Type>(corners, "x");
+    let y = primitive::<Int32Type>(corners, "y");
     assert_eq!(
         (x.values().to_vec(), y.values().to_vec()),
         (vec![5, -7], vec![6, 8])
     );
-    let scale = grid
-        .column_by_name("scale")
-        .unwrap()
-        .as_primitive::<Float32Type>();
+    let scale = primitive::<Float32Type>(grid, "scale");
     assert_eq!(scale.value(0), 0.5);
 }
 

@@ -335,38 +335,26 @@ mod tests {
     /// A binary schema of one table `t.T` with one field of type `ty`, its root if `root`.
     fn one_table(ty: TypeArgs, field_offset: u16, root: bool) -> Vec<u8> {
         let mut b = FlatBufferBuilder::new();
-        let name = b.create_string("f");
-        let type_ = Type::create(&mut b, &ty);
-        let field = Field::create(
-            &mut b,
-            &FieldArgs {
-                name: Some(name),
-                type_: Some(type_),
-                offset: field_offset,
-                ..FieldArgs::default()
-            },
-        );
-        let fields = b.create_vector(&[field]);
-        let name = b.create_string("t.T");
-        let object = Object::create(
-            &mut b,
-            &ObjectArgs {
-                name: Some(name),
-                fields: Some(fields),
-                ..ObjectArgs::default()
-            },
-        );
-        let objects = b.create_vector(&[object]);
-        let enums = b.create_vector::<WIPOffset<Enum<'_>>>(&[]);
-        let schema = reflection::Schema::create(
-            &mut b,
-            &SchemaArgs {
-                objects: Some(objects),
-                enums: Some(enums),
-                root_table: root.then_some(object),
-                ..SchemaArgs::default()
-            },
-        );
+        let field = FieldArgs {
+            name: Some(b.create_string("f")),
+            type_: Some(Type::create(&mut b, &ty)),
+            offset: field_offset,
+            ..FieldArgs::default()
+        };
+        let field = Field::create(&mut b, &field);
+        let object = ObjectArgs {
+            name: Some(b.create_string("t.T")),
+            fields: Some(b.create_vector(&[field])),
+            ..ObjectArgs::default()
+        };
+        let object = Object::create(&mut b, &object);
+        let schema = SchemaArgs {
+            objects: Some(b.create_vector(&[object])),
+            enums: Some(b.create_vector::<WIPOffset<Enum<'_>>>(&[])),
+            root_table: root.then_some(object),
+            ..SchemaArgs::default()
+        };
+        let schema = reflection::Schema::create(&mut b, &schema);
         b.finish(schema, Some("BFBS"));
         b.finished_data().to_vec()
     }
