@@ -53,30 +53,34 @@ impl RecoverReport {
             ),
             StreamEnd::Damaged {
                 needed, resumes_at, ..
-            } => {
-                resumes = Some(*resumes_at);
-                (
-                    "damaged",
-                    Some(format!(
-                        "frame {frame} at byte offset {at} declares {needed} bytes, past the end \
-                         of the input, but intact frames follow from byte offset {resumes_at}: \
-                         its length is damaged, not a torn tail{hint}"
-                    )),
-                )
             }
-            StreamEnd::Ambiguous {
+            | StreamEnd::Ambiguous {
                 needed, resumes_at, ..
             } => {
                 resumes = Some(*resumes_at);
-                (
-                    "ambiguous",
-                    Some(format!(
-                        "frame {frame} at byte offset {at} declares {needed} bytes, past the end \
-                         of the input, and the bytes from offset {resumes_at} parse as frames up \
-                         to the end: a torn tail or a damaged length followed by intact frames, \
-                         which a stream without a checksum cannot tell apart{hint}"
-                    )),
-                )
+                let (end, after) = if matches!(r.end, StreamEnd::Damaged { .. }) {
+                    (
+                        "damaged",
+                        format!(
+                            "but intact frames follow from byte offset {resumes_at}: its length \
+                             is damaged, not a torn tail"
+                        ),
+                    )
+                } else {
+                    (
+                        "ambiguous",
+                        format!(
+                            "and the bytes from offset {resumes_at} parse as frames up to the \
+                             end: a torn tail or a damaged length followed by intact frames, \
+                             which a stream without a checksum cannot tell apart"
+                        ),
+                    )
+                };
+                let detail = format!(
+                    "frame {frame} at byte offset {at} declares {needed} bytes, past the end of \
+                     the input, {after}{hint}"
+                );
+                (end, Some(detail))
             }
             StreamEnd::Corrupt(e) => (
                 "corrupt",
