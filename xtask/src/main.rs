@@ -8,8 +8,9 @@
 //! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
 //!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs`,
 //!   `examples/fleet.bfbs` and `examples/shapes.bfbs`, the telemetry schema, the test schema of
-//!   the `flatstream` command and the shapes flatstream-arrow's tests add; the order book of the benchmarks) with flatc 25.12.19, and the order book's planus
-//!   code with planus 1.3.0; `--check` fails if a committed flatc file is out of date.
+//!   the `flatstream` command and the shapes flatstream-arrow's tests add; the order book of
+//!   the benchmarks) with flatc 25.12.19, and the order book's planus code with planus 1.3.0;
+//!   `--check` fails if a committed flatc file is out of date.
 
 mod choose;
 mod criterion;
