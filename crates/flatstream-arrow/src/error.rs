@@ -16,7 +16,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The schema is not a binary schema, or is damaged, or has no table of the root type
-    /// asked for (or declares none and none was given).
+    /// asked for (or declares none and none was given): a [`flatstream_reflect::Error`].
     #[error(transparent)]
     Schema(#[from] flatstream_reflect::Error),
     /// A field has a type this crate cannot convert (a vector of unions, a union of structs,

@@ -41,3 +41,32 @@ pub enum Error {
 
 /// The `Result` of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+
+    #[test]
+    fn the_error_crosses_threads_and_reads_as_one_lowercase_line() {
+        fn send_sync<T: Send + Sync + std::error::Error + 'static>() {}
+        send_sync::<Error>();
+        let errors = [
+            Error::NotBinarySchema,
+            Error::InvalidSchema {
+                reason: "field t.T.f has no type index".to_owned(),
+            },
+            Error::UnknownRootType {
+                name: "Nope".to_owned(),
+                tables: "t.T".to_owned(),
+            },
+            Error::NoRootType {
+                tables: "t.T".to_owned(),
+            },
+        ];
+        for e in errors {
+            let text = e.to_string();
+            assert!(!text.contains('\n') && !text.ends_with('.'), "{text}");
+            assert!(text.starts_with(|c: char| c.is_lowercase()), "{text}");
+        }
+    }
+}
