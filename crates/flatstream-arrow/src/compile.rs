@@ -10,6 +10,7 @@ use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, Stri
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{Field as ArrowField, Fields};
 use flatbuffers_reflection::reflection::{self, BaseType, Field, Type};
+use flatstream_reflect::{is_scalar, scalar_size};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -181,7 +182,10 @@ impl<'s> Compiler<'s> {
                     });
                 }
                 let (item, stride) = match element {
-                    e if is_scalar(e) => (self.scalar(e, ty.index(), Some(Default::ZERO)), size(e)),
+                    e if is_scalar(e) => (
+                        self.scalar(e, ty.index(), Some(Default::ZERO)),
+                        scalar_size(e),
+                    ),
                     BaseType::String => (self.non_scalar_element(BaseType::String, -1, path)?, 4),
                     BaseType::Obj => {
                         let index = object_index(ty.index(), path)?;
@@ -274,7 +278,7 @@ impl<'s> Compiler<'s> {
                         (item, usize::try_from(stride).unwrap_or(0))
                     } else if is_scalar(element) {
                         let item = self.scalar(element, ty.index(), Some(Default::ZERO));
-                        (item, size(element))
+                        (item, scalar_size(element))
                     } else {
                         return Err(unsupported(&path, &format!("an array of {element:?}")));
                     };
@@ -449,33 +453,6 @@ fn width(base: BaseType) -> Option<IntWidth> {
         BaseType::ULong => IntWidth::U64,
         _ => return None,
     })
-}
-
-pub(crate) fn is_scalar(base: BaseType) -> bool {
-    matches!(
-        base,
-        BaseType::UType
-            | BaseType::Bool
-            | BaseType::Byte
-            | BaseType::UByte
-            | BaseType::Short
-            | BaseType::UShort
-            | BaseType::Int
-            | BaseType::UInt
-            | BaseType::Long
-            | BaseType::ULong
-            | BaseType::Float
-            | BaseType::Double
-    )
-}
-
-fn size(base: BaseType) -> usize {
-    match base {
-        BaseType::Short | BaseType::UShort => 2,
-        BaseType::Int | BaseType::UInt | BaseType::Float => 4,
-        BaseType::Long | BaseType::ULong | BaseType::Double => 8,
-        _ => 1,
-    }
 }
 
 fn object_index(index: i32, path: &str) -> Result<usize> {

@@ -15,29 +15,10 @@ pub enum Error {
         /// What reading it reported.
         source: std::io::Error,
     },
-    /// The bytes do not start like a binary schema.
-    #[error("not a binary schema (flatc -b --schema x.fbs writes x.bfbs)")]
-    NotBinarySchema,
-    /// The bytes are a damaged binary schema.
-    #[error("not a valid binary schema: {reason}")]
-    InvalidSchema {
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The root type asked for is not a table of the schema.
-    #[error("root type `{name}` is not a table of the schema (its tables: {tables})")]
-    UnknownRootType {
-        /// The name asked for.
-        name: String,
-        /// The schema's tables, comma-separated.
-        tables: String,
-    },
-    /// The schema declares no `root_type` and none was given.
-    #[error("the schema has no root_type: name one (its tables: {tables})")]
-    NoRootType {
-        /// The schema's tables, comma-separated.
-        tables: String,
-    },
+    /// The schema is not a binary schema, or is damaged, or has no table of the root type
+    /// asked for (or declares none and none was given): a [`flatstream_reflect::Error`].
+    #[error(transparent)]
+    Schema(#[from] flatstream_reflect::Error),
     /// A field has a type this crate cannot convert (a vector of unions, a union of structs,
     /// a 64-bit offset).
     #[error("field `{path}`: {what} cannot be converted to arrow")]
@@ -104,18 +85,3 @@ pub enum Error {
 
 /// The `Result` of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// A library's message as a clause: lowercase first letter, no trailing period, one line.
-pub(crate) fn sentence(text: &str) -> String {
-    let text = text
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .trim_end_matches('.');
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}

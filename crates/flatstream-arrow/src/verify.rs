@@ -2,9 +2,8 @@
 //! `flatbuffers-reflection`'s verifier, after a walk that catches what would make it panic.
 
 use crate::read::{self, Le};
-use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer, VerifierOptions};
+use flatbuffers::VerifierOptions;
 use flatbuffers_reflection::reflection::{self, BaseType};
-use flatbuffers_reflection::{FlatbufferError, SafeBuffer};
 
 /// Nesting deeper than this is left to the verifier (whose default limit it is).
 const MAX_DEPTH: usize = 64;
@@ -33,13 +32,6 @@ impl FrameVerifier {
         schema: &reflection::Schema<'_>,
         payload: &[u8],
     ) -> Result<(), String> {
-        if payload.len() < 4 {
-            return Err(format!(
-                "its {} bytes are too few for a FlatBuffer (4 at least, the offset of its root \
-                 table)",
-                payload.len()
-            ));
-        }
         // The reflection verifier indexes a union's members with the type it reads from the
         // buffer, and panics on one past the last: such a type is found first.
         if self.reaches_union[self.root] {
@@ -58,12 +50,10 @@ impl FrameVerifier {
         }
         // Any other panic of the verifier is caught too (and reported as invalid).
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            SafeBuffer::new_with_options(payload, schema, &self.options).map(drop)
+            flatstream_reflect::verify(schema, payload, &self.options)
         }));
         match outcome {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(FlatbufferError::VerificationError(e))) => Err(explain(&e)),
-            Ok(Err(e)) => Err(crate::error::sentence(&e.to_string())),
+            Ok(result) => result.map_err(|e| e.to_string()),
             Err(_) => Err("the reflection verifier failed on it".to_owned()),
         }
     }
@@ -195,108 +185,4 @@ fn unions(
         }
     }
     Ok(())
-}
-
-/// A FlatBuffer verifier's error as one clause: where (the field's path from the root table,
-/// `readings[2].name`, and its position in the payload) and what. The verifier's own Display
-/// ends in a tab-indented trace, innermost field first, with a period after the message.
-fn explain(e: &InvalidFlatbuffer) -> String {
-    use InvalidFlatbuffer as I;
-    let (what, trace) = match e {
-        I::MissingRequiredField {
-            required,
-            error_trace,
-        } => (
-            format!("the required field `{required}` is missing"),
-            error_trace,
-        ),
-        I::InconsistentUnion {
-            field,
-            field_type,
-            error_trace,
-        } => (
-            format!("the union `{field}` and its type `{field_type}` are not both present"),
-            error_trace,
-        ),
-        I::Utf8Error {
-            error,
-            range,
-            error_trace,
-        } => (
-            format!(
-                "the string at bytes {}..{} is not UTF-8 ({error})",
-                range.start, range.end
-            ),
-            error_trace,
-        ),
-        I::MissingNullTerminator { range, error_trace } => (
-            format!(
-                "the string at bytes {}..{} has no terminating zero",
-                range.start, range.end
-            ),
-            error_trace,
-        ),
-        I::Unaligned {
-            position,
-            unaligned_type,
-            error_trace,
-        } => (
-            format!("the {unaligned_type} at byte {position} is not aligned for its type"),
-            error_trace,
-        ),
-        I::RangeOutOfBounds { range, error_trace } => (
-            format!(
-                "bytes {}..{} are outside the payload",
-                range.start, range.end
-            ),
-            error_trace,
-        ),
-        I::SignedOffsetOutOfBounds {
-            soffset,
-            position,
-            error_trace,
-        } => (
-            format!("the offset {soffset} at byte {position} points outside the payload"),
-            error_trace,
-        ),
-        I::TooManyTables => return "it holds more tables than the verifier allows".to_owned(),
-        I::ApparentSizeTooLarge => {
-            return "it is larger than the verifier allows".to_owned();
-        }
-        I::DepthLimitReached => {
-            return "its tables nest deeper than the verifier allows".to_owned();
-        }
-        // `InvalidFlatbuffer` is not exhaustive in spirit: its own words, as one clause.
-        #[allow(unreachable_patterns)]
-        other => return crate::error::sentence(&other.to_string()),
-    };
-    // The trace lists the innermost step first; a path reads from the root.
-    let mut path = String::new();
-    let mut at = None;
-    for step in trace.as_ref().iter().rev() {
-        match step {
-            ErrorTraceDetail::TableField {
-                field_name,
-                position,
-            } => {
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(field_name);
-                at = Some(*position);
-            }
-            ErrorTraceDetail::VectorElement { index, position } => {
-                path.push_str(&format!("[{index}]"));
-                at = Some(*position);
-            }
-            ErrorTraceDetail::UnionVariant { variant, position } => {
-                path.push_str(&format!(" (as {variant})"));
-                at = Some(*position);
-            }
-        }
-    }
-    match at {
-        Some(at) => format!("field `{path}` at payload byte {at}: {what}"),
-        None => what,
-    }
 }

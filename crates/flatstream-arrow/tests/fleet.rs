@@ -8,25 +8,11 @@ mod common;
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch, StructArray};
-use common::{enum_name, frames, schema, stream};
+use common::{enum_name, frames, primitive, schema, stream};
 use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{Enums, Error, Options, Plan};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/fleet_generated.rs"]
-mod fleet_generated;
-use fleet_generated::fleet::*;
+use flatstream_test_support::fleet::*;
 
 /// Robots covering each shape: every field set (with a Sensor), nothing but the required name
 /// (defaults), a Motor with a parent, a Camera with an enum value the enum does not name.
@@ -212,10 +198,7 @@ fn every_column_equals_what_the_generated_code_reads() {
                     .as_primitive::<Float32Type>();
                 assert_eq!(a.value(row), v);
             }
-            let heading = pose
-                .column_by_name("heading")
-                .unwrap()
-                .as_primitive::<Int16Type>();
+            let heading = primitive::<Int16Type>(pose, "heading");
             assert_eq!(heading.value(row), p.heading());
             assert_eq!(
                 enum_name(pose.column_by_name("color").unwrap(), row).unwrap(),
@@ -260,14 +243,8 @@ fn every_column_equals_what_the_generated_code_reads() {
         if let Some(w) = r.waypoints() {
             let got = waypoints.value(row);
             let got = got.as_struct();
-            let x = got
-                .column_by_name("x")
-                .unwrap()
-                .as_primitive::<Float32Type>();
-            let z = got
-                .column_by_name("z")
-                .unwrap()
-                .as_primitive::<Float32Type>();
+            let x = primitive::<Float32Type>(got, "x");
+            let z = primitive::<Float32Type>(got, "z");
             let want: Vec<(f32, f32)> = w.iter().map(|p| (p.x(), p.z())).collect();
             let have: Vec<(f32, f32)> = (0..got.len()).map(|i| (x.value(i), z.value(i))).collect();
             assert_eq!(have, want);
@@ -294,14 +271,8 @@ fn every_column_equals_what_the_generated_code_reads() {
         }
         if let Some(m) = r.device_as_motor() {
             let motor = member("Motor");
-            let rpm = motor
-                .column_by_name("rpm")
-                .unwrap()
-                .as_primitive::<Int32Type>();
-            let t = motor
-                .column_by_name("temperature")
-                .unwrap()
-                .as_primitive::<Float32Type>();
+            let rpm = primitive::<Int32Type>(&motor, "rpm");
+            let t = primitive::<Float32Type>(&motor, "temperature");
             assert_eq!((rpm.value(row), t.value(row)), (m.rpm(), m.temperature()));
         }
         if let Some(c) = r.device_as_camera() {
@@ -466,7 +437,9 @@ fn another_root_type_converts_that_table() {
     assert_eq!(batch.column(0).as_string::<i32>().value(0), "imu");
     assert!(matches!(
         Plan::new(&schema("fleet.bfbs"), Options::new().root_type("Vec3")),
-        Err(Error::UnknownRootType { .. })
+        Err(Error::Schema(
+            flatstream_reflect::Error::UnknownRootType { .. }
+        ))
     ));
 }
 

@@ -1,4 +1,4 @@
-//! Shapes the example schemas lack (tests/schemas/shapes.fbs): fixed-length arrays in a struct
+//! Shapes the example schemas lack (examples/shapes.fbs): fixed-length arrays in a struct
 //! as `FixedSizeList`, and a recursive table as `Binary`, as a field and in a vector.
 
 mod common;
@@ -7,29 +7,15 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float32Type, Int16Type, Int32Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
-use common::{frames, stream};
+use common::{frames, primitive, stream};
 use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{BinarySchema, Options, Plan};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "schemas/shapes_generated.rs"]
-mod shapes_generated;
-use shapes_generated::shapes::*;
+use flatstream_test_support::shapes::*;
 
 fn convert(payloads: &[Vec<u8>]) -> RecordBatch {
     let schema = BinarySchema::load(format!(
-        "{}/tests/schemas/shapes.bfbs",
+        "{}/../../examples/shapes.bfbs",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
@@ -84,22 +70,13 @@ fn fixed_arrays_are_fixed_size_lists() {
     assert!(matches!(corners.data_type(), DataType::FixedSizeList(_, 2)));
     let corners = corners.as_fixed_size_list().value(0);
     let corners = corners.as_struct();
-    let x = corners
-        .column_by_name("x")
-        .unwrap()
-        .as_primitive::<Int32Type>();
-    let y = corners
-        .column_by_name("y")
-        .unwrap()
-        .as_primitive::<Int32Type>();
+    let x = primitive::<Int32Type>(corners, "x");
+    let y = primitive::<Int32Type>(corners, "y");
     assert_eq!(
         (x.values().to_vec(), y.values().to_vec()),
         (vec![5, -7], vec![6, 8])
     );
-    let scale = grid
-        .column_by_name("scale")
-        .unwrap()
-        .as_primitive::<Float32Type>();
+    let scale = primitive::<Float32Type>(grid, "scale");
     assert_eq!(scale.value(0), 0.5);
 }
 

@@ -11,21 +11,7 @@ use common::{frames, schema, stream};
 use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{Error, Options, Plan};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/telemetry_generated.rs"]
-mod telemetry_generated;
-use telemetry_generated::telemetry::*;
+use flatstream_test_support::telemetry::*;
 
 fn payloads(n: u64) -> Vec<Vec<u8>> {
     (0..n)

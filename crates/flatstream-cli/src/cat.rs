@@ -89,12 +89,15 @@ impl<'s> FramePrinter<'s> {
             (Format::Json, None) => {
                 line.push(b'{');
                 line.extend_from_slice(&self.json_prefix);
-                line.extend_from_slice(b"\"index\":");
-                decimal(index, line);
-                line.extend_from_slice(b",\"offset\":");
-                decimal(offset, line);
-                line.extend_from_slice(b",\"size\":");
-                decimal(payload.len() as u64, line);
+                let size = payload.len() as u64;
+                numbers(
+                    line,
+                    [
+                        (b"\"index\":", index),
+                        (b",\"offset\":", offset),
+                        (b",\"size\":", size),
+                    ],
+                );
                 line.extend_from_slice(b",\"payload\":\"");
                 match self.bytes {
                     BytesFormat::Base64 => base64(payload, line),
@@ -104,12 +107,11 @@ impl<'s> FramePrinter<'s> {
             }
             (Format::Hex, _) => {
                 line.extend_from_slice(&self.hex_prefix);
-                line.extend_from_slice(b"frame ");
-                decimal(index, line);
-                line.extend_from_slice(b" offset ");
-                decimal(offset, line);
-                line.extend_from_slice(b" size ");
-                decimal(payload.len() as u64, line);
+                let size = payload.len() as u64;
+                numbers(
+                    line,
+                    [(b"frame ", index), (b" offset ", offset), (b" size ", size)],
+                );
                 line.extend_from_slice(b": ");
                 spaced_hex(&payload[..payload.len().min(PREVIEW)], line);
                 if payload.len() > PREVIEW {
@@ -119,6 +121,15 @@ impl<'s> FramePrinter<'s> {
         }
         line.push(b'\n');
         out.write_all(line).map_err(Failure::stdout)
+    }
+}
+
+/// Each label followed by its number in decimal, appended to `out`: a frame's index, offset
+/// and size, as the JSON and hex formats label them.
+fn numbers(out: &mut Vec<u8>, labelled: [(&[u8], u64); 3]) {
+    for (label, n) in labelled {
+        out.extend_from_slice(label);
+        decimal(n, out);
     }
 }
 

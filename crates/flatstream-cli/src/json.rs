@@ -15,6 +15,7 @@
 use crate::options::BytesFormat;
 use crate::schema::Schema;
 use flatbuffers_reflection::reflection::{BaseType, Field, Object, Type};
+use flatstream_reflect::{is_scalar, scalar_size};
 use std::io::Write;
 
 /// Nesting deeper than this is refused (the verifier's own default depth is 64).
@@ -362,33 +363,6 @@ fn non_finite(v: f64) -> &'static str {
         "inf"
     } else {
         "-inf"
-    }
-}
-
-pub(crate) fn is_scalar(base: BaseType) -> bool {
-    matches!(
-        base,
-        BaseType::UType
-            | BaseType::Bool
-            | BaseType::Byte
-            | BaseType::UByte
-            | BaseType::Short
-            | BaseType::UShort
-            | BaseType::Int
-            | BaseType::UInt
-            | BaseType::Long
-            | BaseType::ULong
-            | BaseType::Float
-            | BaseType::Double
-    )
-}
-
-pub(crate) fn scalar_size(base: BaseType) -> usize {
-    match base {
-        BaseType::Short | BaseType::UShort => 2,
-        BaseType::Int | BaseType::UInt | BaseType::Float => 4,
-        BaseType::Long | BaseType::ULong | BaseType::Double => 8,
-        _ => 1,
     }
 }
 

@@ -38,6 +38,24 @@ struct RecoverReport {
     truncated: bool,
 }
 
+/// Why a frame whose length runs past the end is not a torn tail (`damaged`: intact frames
+/// follow it) or may not be one (without a checksum, the bytes after its header parse as
+/// frames up to the end): the clause after "declares N bytes, past the end of the input, ".
+fn past_the_end(damaged: bool, resumes_at: u64) -> String {
+    if damaged {
+        format!(
+            "but intact frames follow from byte offset {resumes_at}: its length is damaged, not \
+             a torn tail"
+        )
+    } else {
+        format!(
+            "and the bytes from offset {resumes_at} parse as frames up to the end: a torn tail, \
+             or a damaged length followed by intact frames, which a stream without a checksum \
+             cannot tell apart"
+        )
+    }
+}
+
 impl RecoverReport {
     fn new(name: &str, framing: &Framing, r: &Recovery, truncated: bool, hint: String) -> Self {
         let (frame, at) = (r.frames, r.valid_len);
@@ -53,30 +71,19 @@ impl RecoverReport {
             ),
             StreamEnd::Damaged {
                 needed, resumes_at, ..
-            } => {
-                resumes = Some(*resumes_at);
-                (
-                    "damaged",
-                    Some(format!(
-                        "frame {frame} at byte offset {at} declares {needed} bytes, past the end \
-                         of the input, but intact frames follow from byte offset {resumes_at}: \
-                         its length is damaged, not a torn tail{hint}"
-                    )),
-                )
             }
-            StreamEnd::Ambiguous {
+            | StreamEnd::Ambiguous {
                 needed, resumes_at, ..
             } => {
                 resumes = Some(*resumes_at);
-                (
-                    "ambiguous",
-                    Some(format!(
-                        "frame {frame} at byte offset {at} declares {needed} bytes, past the end \
-                         of the input, and the bytes from offset {resumes_at} parse as frames up \
-                         to the end: a torn tail or a damaged length followed by intact frames, \
-                         which a stream without a checksum cannot tell apart{hint}"
-                    )),
-                )
+                let damaged = matches!(r.end, StreamEnd::Damaged { .. });
+                let detail = format!(
+                    "frame {frame} at byte offset {at} declares {needed} bytes, past the end of \
+                     the input, {}{hint}",
+                    past_the_end(damaged, *resumes_at)
+                );
+                let end = if damaged { "damaged" } else { "ambiguous" };
+                (end, Some(detail))
             }
             StreamEnd::Corrupt(e) => (
                 "corrupt",
@@ -229,28 +236,31 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
             Ok(Status::Ok)
         }
         Err(Error::Io { source, .. }) => Err(Failure::io(path, source)),
-        Err(Error::DamagedLength {
-            offset,
-            needed,
-            resumes_at,
-        }) => Err(Failure::damaged(format_args!(
-            "the frame at byte offset {offset} declares {needed} bytes, past the end of the \
-             file, but intact frames follow from byte offset {resumes_at}: its length is \
-             damaged, not a torn tail; the file is left as it is: run `flatstream salvage` to \
-             keep the intact frames after it, or add --cut-corrupt to cut it and everything \
-             after it"
-        ))),
-        Err(Error::AmbiguousTail {
-            offset,
-            needed,
-            resumes_at,
-        }) => Err(Failure::damaged(format_args!(
-            "the frame at byte offset {offset} declares {needed} bytes, past the end of the \
-             file, and the bytes from offset {resumes_at} parse as frames up to the end: a torn \
-             tail, or a damaged length followed by intact frames, which a stream without a \
-             checksum cannot tell apart; the file is left as it is: add --force to cut it as a \
-             torn tail"
-        ))),
+        Err(
+            e @ (Error::DamagedLength {
+                offset,
+                needed,
+                resumes_at,
+            }
+            | Error::AmbiguousTail {
+                offset,
+                needed,
+                resumes_at,
+            }),
+        ) => {
+            let damaged = matches!(e, Error::DamagedLength { .. });
+            let remedy = if damaged {
+                "run `flatstream salvage` to keep the intact frames after it, or add \
+                 --cut-corrupt to cut it and everything after it"
+            } else {
+                "add --force to cut it as a torn tail"
+            };
+            Err(Failure::damaged(format_args!(
+                "the frame at byte offset {offset} declares {needed} bytes, past the end of the \
+                 file, {}; the file is left as it is: {remedy}",
+                past_the_end(damaged, resumes_at)
+            )))
+        }
         Err(e) => {
             let offset = e.offset();
             let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");

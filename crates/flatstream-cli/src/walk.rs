@@ -128,7 +128,7 @@ pub(crate) fn describe(error: &Error) -> String {
             "the stream ends inside it ({present} of its {needed} bytes present: a torn tail)"
         ),
         Error::InvalidFlatbuffer { error, .. } => {
-            format!("invalid FlatBuffer: {}", crate::schema::explain(error))
+            format!("invalid FlatBuffer: {}", flatstream_reflect::explain(error))
         }
         Error::Validation { details, .. } => format!("rejected: {details}"),
         Error::Io { source, .. } => format!("read error: {}", io_message(source)),

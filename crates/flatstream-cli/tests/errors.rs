@@ -125,16 +125,7 @@ fn a_closed_pipe_ends_cat_quietly() {
     // A closed stdout (`flatstream cat … | head`) ends the command quietly.
     let dir = Dir::new();
     let path = dir.file("t", &telemetry(200_000, ChecksumKind::XxHash64));
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_flatstream"));
-    cmd.args(["cat", &path, "--schema", &telemetry_bfbs()])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut first = [0u8; 64];
-    std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
-    drop(stdout);
-    let out = bounded_wait(child);
+    let out = close_stdout_after(&["cat", &path, "--schema", &telemetry_bfbs()], 64);
     assert_eq!(out.0, 0, "stderr: {}", out.1);
     assert_eq!(out.1, "");
 }
@@ -152,18 +143,23 @@ fn a_closed_pipe_ends_every_file_quietly() {
     ] {
         // The first file alone prints far more than a pipe holds: the command is still
         // writing it when the pipe closes.
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_flatstream"));
-        cmd.args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let mut first = [0u8; 16];
-        std::io::Read::read_exact(&mut stdout, &mut first).unwrap();
-        drop(stdout);
-        let out = bounded_wait(child);
+        let out = close_stdout_after(args, 16);
         assert_eq!(out, (0, String::new()), "{args:?}");
     }
+}
+
+/// Runs the command with `args`, reads `len` bytes of its output, closes its stdout (as `head`
+/// does), and waits for it: its exit status and what it wrote on stderr.
+fn close_stdout_after(args: &[&str], len: usize) -> (i32, String) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_flatstream"));
+    cmd.args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    std::io::Read::read_exact(&mut stdout, &mut vec![0; len]).unwrap();
+    drop(stdout);
+    bounded_wait(child)
 }
 
 fn bounded_wait(mut child: std::process::Child) -> (i32, String) {

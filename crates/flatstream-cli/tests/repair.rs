@@ -248,8 +248,7 @@ fn truncate_refuses_every_damaged_length_that_intact_frames_follow() {
 fn a_damaged_length_is_reported_as_damage_with_where_the_frames_resume() {
     let dir = Dir::new();
     let (bytes, at) = telemetry_at(1000, ChecksumKind::XxHash64);
-    let mut damaged = bytes.clone();
-    damaged[at[100] as usize + 3] = 0x7f;
+    let damaged = long_length(&bytes, at[100]);
     let path = dir.file("damaged", &damaged);
     let r = run(&["recover", &path, "--json"]).exits(1).json();
     assert_eq!(
@@ -304,8 +303,7 @@ fn genuine_torn_tails_are_still_cut_exactly() {
 fn without_a_checksum_an_end_in_doubt_is_cut_only_with_force() {
     let dir = Dir::new();
     let (bytes, at) = telemetry_at(20, ChecksumKind::None);
-    let mut damaged = bytes.clone();
-    damaged[at[10] as usize + 3] = 0x7f;
+    let damaged = long_length(&bytes, at[10]);
     let path = dir.file("doubt", &damaged);
     let r = run(&["recover", &path, "--json", "--checksum", "none"])
         .exits(1)
@@ -340,8 +338,7 @@ fn without_a_checksum_an_end_in_doubt_is_cut_only_with_force() {
 fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
     let dir = Dir::new();
     let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
-    let mut damaged = bytes.clone();
-    damaged[at[100] as usize + 3] = 0x7f;
+    let damaged = long_length(&bytes, at[100]);
     let path = dir.file("damaged", &damaged);
     let resumes = format!("resume at byte offset {}", at[101]);
 
@@ -387,8 +384,7 @@ fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
 
     // Without a checksum, the same damage is in doubt, and said so.
     let (plain, at) = telemetry_at(20, ChecksumKind::None);
-    let mut doubt = plain.clone();
-    doubt[at[10] as usize + 3] = 0x7f;
+    let doubt = long_length(&plain, at[10]);
     let doubt = dir.file("doubt", &doubt);
     let r = run(&["inspect", &doubt, "--json", "-c", "none"])
         .exits(1)

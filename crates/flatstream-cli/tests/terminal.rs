@@ -134,12 +134,17 @@ fn draws(screen: &str) -> Vec<Draw> {
     out
 }
 
+/// A stream long enough to verify for the bar to draw several times: its path in `dir`, and
+/// its size in bytes (the bar's total).
+fn long_stream(dir: &Dir) -> (String, f64) {
+    let bytes = telemetry(400_000, ChecksumKind::XxHash64);
+    (dir.file("t", &bytes), bytes.len() as f64)
+}
+
 #[test]
 fn the_rate_and_the_time_left_hold_from_the_first_draw() {
     let dir = Dir::new();
-    let bytes = telemetry(400_000, ChecksumKind::XxHash64);
-    let total = bytes.len() as f64;
-    let path = dir.file("t", &bytes);
+    let (path, total) = long_stream(&dir);
     // The bar shows after 600 ms of work (the default is 2 s; the rate settles in 500 ms):
     // its first draw already has a rate and a time left, and whatever it shows then, the rate
     // cannot be more than the whole file over 600 ms (indicatif's own estimator showed
@@ -185,9 +190,7 @@ fn the_rate_and_the_time_left_hold_from_the_first_draw() {
 #[test]
 fn the_parallel_path_advances_the_bar() {
     let dir = Dir::new();
-    let bytes = telemetry(400_000, ChecksumKind::XxHash64);
-    let total = bytes.len() as f64;
-    let path = dir.file("t", &bytes);
+    let (path, total) = long_stream(&dir);
     let now = [("FLATSTREAM_PROGRESS_DELAY_MS", "0")];
     let args = ["verify", "-j", "2", &path, "--schema", &telemetry_bfbs()];
     let Some(out) = in_terminal(&args, &now) else {

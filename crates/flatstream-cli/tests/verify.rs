@@ -210,8 +210,7 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
     let dir = Dir::new();
     let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
     // Frame 100's length made to run past the end of the stream (its high byte set).
-    let mut damaged = bytes.clone();
-    damaged[at[100] as usize + 3] = 0x7f;
+    let damaged = long_length(&bytes, at[100]);
     let path = dir.file("d", &damaged);
     let r = run(&["verify", &path, "--all", "--json"]).exits(1).json();
     let damage = r["damage"].as_array().unwrap();
@@ -268,8 +267,7 @@ fn all_stops_at_the_first_corrupt_frame_of_a_stream_without_a_checksum() {
     let (bytes, at) = telemetry_at(300, ChecksumKind::None);
     // Frame 100's length made to run past the end: with no checksum, nothing tells where the
     // next frame starts, and the bytes after it must not be read as frames.
-    let mut damaged = bytes.clone();
-    damaged[at[100] as usize + 3] = 0x7f;
+    let damaged = long_length(&bytes, at[100]);
     let path = dir.file("d", &damaged);
     for extra in [
         &[][..],

@@ -6,8 +6,9 @@
 //! | [`drivers`] | a driver of the contract for each reader of the core and kind of source |
 //! | [`faults`] | a `Read` source and a `Write` sink that misbehave on purpose |
 //! | [`checksums`] | toy checksums for the checksummed paths |
-//! | [`alloc`] | a counting global allocator (the crate's one module with `unsafe`) |
+//! | [`alloc`] | a counting global allocator (the crate's one module of its own with `unsafe`; flatc's generated code has its accessors') |
 //! | [`telemetry`] | the telemetry FlatBuffer of the examples, and `Reading` |
+//! | [`fleet`], [`shapes`] | flatc's code for the other schemas of the examples (`fleet.fbs`, `shapes.fbs`) |
 //! | [`child`] | the test binary run again as a second process (a writer to kill or follow) |
 //!
 //! and, at the root, [`Opaque`] (bytes the reader copies) and the stream builders
@@ -23,7 +24,10 @@ pub mod child;
 pub mod contract;
 pub mod drivers;
 pub mod faults;
+mod generated;
 pub mod telemetry;
+
+pub use generated::{fleet, shapes};
 
 use flatstream_core::{DefaultFramer, Framer, StreamWriter};
 use std::io::{self, Read};

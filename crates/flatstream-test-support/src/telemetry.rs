@@ -5,19 +5,7 @@
 use flatbuffers::{Allocator, FlatBufferBuilder};
 use flatstream_core::{DefaultFramer, Result, StreamSerialize, StreamWriter};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/telemetry_generated.rs"]
-mod generated;
-
-pub use generated::telemetry::*;
+pub use crate::generated::telemetry::*;
 
 #[cfg(feature = "adapters")]
 flatstream_adapters::stream_deserialize!(Telemetry);

@@ -3,8 +3,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int32Type;
-use arrow_array::{Array, ArrayRef};
+use arrow_array::types::{ArrowPrimitiveType, Int32Type};
+use arrow_array::{Array, ArrayRef, PrimitiveArray, StructArray};
 use flatstream::{DefaultDeframer, Frames};
 use flatstream_arrow::BinarySchema;
 
@@ -44,4 +44,15 @@ pub fn enum_name(column: &ArrayRef, row: usize) -> Option<String> {
     }
     let key = dict.keys().value(row) as usize;
     Some(dict.values().as_string::<i32>().value(key).to_owned())
+}
+
+/// The member `name` of a struct column, as numbers of type `T`.
+pub fn primitive<'a, T: ArrowPrimitiveType>(
+    column: &'a StructArray,
+    name: &str,
+) -> &'a PrimitiveArray<T> {
+    column
+        .column_by_name(name)
+        .unwrap_or_else(|| panic!("no member `{name}`"))
+        .as_primitive::<T>()
 }

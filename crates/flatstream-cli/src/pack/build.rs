@@ -12,11 +12,11 @@ use super::bytes::{from_base64, from_hex};
 use super::pieces::{push_struct, raw_vector};
 use super::scalar::{self, Scalar, expected};
 use super::value::Value;
-use crate::json::{is_scalar, scalar_size};
 use crate::options::BytesFormat;
 use crate::schema::Schema;
 use flatbuffers::{FlatBufferBuilder, VOffsetT, WIPOffset};
 use flatbuffers_reflection::reflection::{BaseType, Field, Object, Type};
+use flatstream_reflect::{is_scalar, scalar_size};
 use std::fmt;
 
 /// Tables nested deeper than this are refused (the verifier's own default depth is 64).

@@ -222,45 +222,20 @@ fn integer(schema: &Schema, enum_index: i32, value: &Value<'_>) -> Result<i128, 
     }
 }
 
-/// A float type of this crate: `f32` or `f64`.
-trait Float: std::str::FromStr + Copy {
-    const NAN: Self;
-    const INFINITY: Self;
-    const NEG_INFINITY: Self;
-    fn is_finite(self) -> bool;
-}
-
-impl Float for f32 {
-    const NAN: Self = f32::NAN;
-    const INFINITY: Self = f32::INFINITY;
-    const NEG_INFINITY: Self = f32::NEG_INFINITY;
-    fn is_finite(self) -> bool {
-        f32::is_finite(self)
-    }
-}
-
-impl Float for f64 {
-    const NAN: Self = f64::NAN;
-    const INFINITY: Self = f64::INFINITY;
-    const NEG_INFINITY: Self = f64::NEG_INFINITY;
-    fn is_finite(self) -> bool {
-        f64::is_finite(self)
-    }
-}
-
-/// A float: a JSON number, read at the type's own precision (the nearest value, as Rust's
-/// parser rounds), or one of the strings `cat` prints for what JSON lacks: "nan", "inf",
-/// "-inf" (any case; "+inf", "infinity" and "-infinity" too).
-fn float<F: Float>(value: &Value<'_>, what: &str) -> Result<F, String> {
+fn float<F: std::str::FromStr + Into<f64> + Copy>(
+    value: &Value<'_>,
+    what: &str,
+) -> Result<F, String> {
     match value {
         Value::Number(text) => match text.parse::<F>() {
-            Ok(v) if v.is_finite() => Ok(v),
+            Ok(v) if v.into().is_finite() => Ok(v),
             _ => Err(format!("{text} is out of range for {what}")),
         },
+        // The words Rust's float parser reads too (`nan` as the canonical NaN), and no others.
         Value::String(s) => match s.to_ascii_lowercase().as_str() {
-            "nan" => Ok(F::NAN),
-            "inf" | "+inf" | "infinity" | "+infinity" => Ok(F::INFINITY),
-            "-inf" | "-infinity" => Ok(F::NEG_INFINITY),
+            word @ ("nan" | "inf" | "+inf" | "infinity" | "+infinity" | "-inf" | "-infinity") => {
+                word.parse::<F>().map_err(|_| expected("a number", value))
+            }
             _ => Err(expected("a number", value)),
         },
         other => Err(expected("a number", other)),
@@ -270,4 +245,33 @@ fn float<F: Float>(value: &Value<'_>, what: &str) -> Result<F, String> {
 /// "expected WHAT, got VALUE".
 pub(super) fn expected(what: &str, got: &Value<'_>) -> String {
     format!("expected {what}, got {}", got.describe())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Value, float};
+
+    #[test]
+    fn floats_read_numbers_and_the_words_for_non_finite_values() {
+        let text = |s: &'static str| Value::String(s.into());
+        assert_eq!(float::<f32>(&Value::Number("-2.5"), "float"), Ok(-2.5));
+        assert_eq!(float::<f64>(&text("INF"), "double"), Ok(f64::INFINITY));
+        assert_eq!(float::<f32>(&text("+Infinity"), "float"), Ok(f32::INFINITY));
+        assert_eq!(float::<f64>(&text("-inf"), "double"), Ok(f64::NEG_INFINITY));
+        assert_eq!(
+            float::<f32>(&text("nan"), "float").map(f32::to_bits),
+            Ok(f32::NAN.to_bits())
+        );
+        assert_eq!(
+            float::<f64>(&text("NaN"), "double").map(f64::to_bits),
+            Ok(f64::NAN.to_bits())
+        );
+        assert_eq!(
+            float::<f32>(&Value::Number("1e39"), "float"),
+            Err("1e39 is out of range for float".to_owned())
+        );
+        for word in ["-nan", "infinite", "1.5", ""] {
+            assert!(float::<f64>(&text(word), "double").is_err(), "{word:?}");
+        }
+    }
 }

@@ -153,59 +153,54 @@ impl<'a> Parser<'a> {
     }
 
     fn array(&mut self, depth: usize) -> Result<Value<'a>, SyntaxError> {
-        let depth = self.nested(depth)?;
-        self.pos += 1; // [
-        let mut items = Vec::new();
-        self.skip_whitespace();
-        if self.peek() == Some(b']') {
-            self.pos += 1;
-            return Ok(Value::Array(items));
-        }
-        loop {
-            self.skip_whitespace();
-            items.push(self.value(depth)?);
-            self.skip_whitespace();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => {
-                    self.pos += 1;
-                    return Ok(Value::Array(items));
-                }
-                _ => return Err(self.error("expected `,` or `]`")),
-            }
-        }
+        self.items(depth, b']', |p, depth| p.value(depth))
+            .map(Value::Array)
     }
 
     fn object(&mut self, depth: usize) -> Result<Value<'a>, SyntaxError> {
+        self.items(depth, b'}', |p, depth| {
+            if p.peek() != Some(b'"') {
+                return Err(p.error("expected a key (a string)"));
+            }
+            let key = p.string()?;
+            p.skip_whitespace();
+            if p.peek() != Some(b':') {
+                return Err(p.error("expected `:`"));
+            }
+            p.pos += 1;
+            p.skip_whitespace();
+            Ok((key, p.value(depth)?))
+        })
+        .map(Value::Object)
+    }
+
+    /// The items of an array (`close` is `]`) or the members of an object (`}`), from its
+    /// opening bracket: each read by `item`, separated by commas.
+    fn items<T>(
+        &mut self,
+        depth: usize,
+        close: u8,
+        mut item: impl FnMut(&mut Self, usize) -> Result<T, SyntaxError>,
+    ) -> Result<Vec<T>, SyntaxError> {
         let depth = self.nested(depth)?;
-        self.pos += 1; // {
-        let mut members = Vec::new();
+        self.pos += 1; // [ or {
+        let mut items = Vec::new();
         self.skip_whitespace();
-        if self.peek() == Some(b'}') {
+        if self.peek() == Some(close) {
             self.pos += 1;
-            return Ok(Value::Object(members));
+            return Ok(items);
         }
         loop {
             self.skip_whitespace();
-            if self.peek() != Some(b'"') {
-                return Err(self.error("expected a key (a string)"));
-            }
-            let key = self.string()?;
-            self.skip_whitespace();
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected `:`"));
-            }
-            self.pos += 1;
-            self.skip_whitespace();
-            let value = self.value(depth)?;
-            members.push((key, value));
+            items.push(item(self, depth)?);
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => self.pos += 1,
-                Some(b'}') => {
+                Some(c) if c == close => {
                     self.pos += 1;
-                    return Ok(Value::Object(members));
+                    return Ok(items);
                 }
+                _ if close == b']' => return Err(self.error("expected `,` or `]`")),
                 _ => return Err(self.error("expected `,` or `}`")),
             }
         }

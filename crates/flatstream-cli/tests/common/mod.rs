@@ -204,6 +204,14 @@ pub fn flipped(bytes: &[u8], offset: u64, mask: u8) -> Vec<u8> {
     damaged
 }
 
+/// A copy of `bytes` whose frame at `offset` declares a length past the end of any test
+/// stream: the high byte of its length set to 0x7f.
+pub fn long_length(bytes: &[u8], offset: u64) -> Vec<u8> {
+    let mut damaged = bytes.to_vec();
+    damaged[offset as usize + 3] = 0x7f;
+    damaged
+}
+
 /// `payloads` framed with `kind`.
 pub fn framed<P: AsRef<[u8]>>(kind: ChecksumKind, payloads: &[P]) -> Vec<u8> {
     flatstream_test_support::stream_with(ChecksumFramer::new(checksum(kind)), payloads)

@@ -8,21 +8,7 @@ use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use flatstream::checksum::ChecksumKind;
 use serde_json::{Value, json};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../../examples/generated/fleet_generated.rs"]
-mod fleet_generated;
-pub use fleet_generated::fleet::*;
+pub use flatstream_test_support::fleet::*;
 
 #[derive(Clone)]
 pub struct SensorSpec {
