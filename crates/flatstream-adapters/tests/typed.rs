@@ -190,3 +190,27 @@ fn structural_validation_accepts_every_telemetry_reading() {
         v.validate(&reading(i * 7919), 0).unwrap();
     }
 }
+
+/// As every iterator over frames, `typed_messages` yields a framing error once and then ends;
+/// the reader stays at the frame, and its `read_message` returns the error again.
+#[test]
+fn typed_messages_yield_a_framing_error_once_then_end() {
+    let mut w = StreamWriter::new(Vec::new(), DefaultFramer);
+    w.write_payload(&reading(1)).unwrap();
+    let torn_at = w.bytes_written();
+    w.write_payload(&reading(2)).unwrap();
+    let mut bytes = w.into_inner();
+    bytes.truncate(bytes.len() - 3);
+
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    let mut messages = r.typed_messages::<Telemetry<'_>>();
+    assert_eq!(messages.next().unwrap().unwrap().device_id(), 2);
+    let err = messages.next().unwrap_err();
+    assert!(
+        matches!(err, Error::UnexpectedEof { offset, .. } if offset == torn_at),
+        "{err}"
+    );
+    assert!(messages.next().unwrap().is_none(), "then the end");
+    assert!(messages.next().unwrap().is_none(), "and the end again");
+    assert_eq!(r.read_message().unwrap_err().offset(), torn_at);
+}

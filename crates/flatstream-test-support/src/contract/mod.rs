@@ -31,12 +31,22 @@
 //!
 //! The hostile-length case measures allocations: the test binary must install
 //! [`CountingAlloc`](crate::alloc::CountingAlloc) as its global allocator.
+//!
+//! Not every reader is a `MessageReader`: iterators are read by a loop, `ParallelFrames` in one
+//! call, `Salvage` and `Recover` report what they found. The points of the contract that every
+//! reader keeps, each kind in its own way, are functions over a list of [`Reading`]s, one
+//! function per point and one test each: [`after_a_framing_error`] (the one test of what follows
+//! a framing error, for all readers), [`payloads_equal_what_was_written`],
+//! [`a_rejected_frame_is_skipped`] and [`a_hostile_length_is_rejected_before_allocating`]. A
+//! driver is one [`Reading`] ([`Reading::driver`]).
 
 mod cases;
 mod io;
+mod readings;
 
 pub use cases::*;
 pub use io::*;
+pub use readings::*;
 
 use crate::checksums::Fletcher32;
 use crate::faults::Faults;
@@ -122,6 +132,12 @@ pub trait Driver {
     /// The smallest buffer capacity the reader (or its source) takes, if it has one to set
     /// ([`Input::capacity`]).
     const MIN_CAPACITY: Option<usize>;
+    /// Whether the reader waits for the rest of a frame cut short by the end of the data (the
+    /// `Follower`: the writer may not have written it all yet) instead of reporting
+    /// [`Error::UnexpectedEof`](flatstream_core::Error::UnexpectedEof): its read ends there as
+    /// at a frame boundary, at the frame's start. The cases of truncation and hostile lengths
+    /// assert that instead.
+    const CUT_FRAME_WAITS: bool = false;
 
     /// A reader of `input` with `deframer`, its bound, capacity and faults as `input` says.
     fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a>;

@@ -14,6 +14,12 @@
 //! | [`ConfigReader`] | `StreamReader` from a `FrameConfig` | as [`Copying`] | yes | from 16 |
 //! | [`ConfigFrames`] | `Frames` from a `FrameConfig` | `&[u8]` | no | |
 //! | [`ReadBufferLoop`] | `ReadBuffer` driven by hand | as [`Copying`] | yes | from 16 |
+//! | [`SplitWhole`] | `SplitFrames` over `0..len` | `&[u8]` | no | |
+//! | [`MappedFrames`] | `Frames` | a `MappedFile` | no | |
+//! | [`BytesFramesDriver`] | `BytesFrames` | `bytes::Bytes` | no | |
+//! | [`FollowerDriver`] | `Follower` (waits for a frame cut short) | as [`Copying`] | yes | |
+//!
+//! With the feature `tokio`, [`tokio`](mod@tokio) drives the async reader and the codec.
 
 use crate::Opaque;
 use crate::contract::{Driver, Input, Subject};
@@ -38,7 +44,7 @@ macro_rules! bounded {
 
 /// The input's bytes behind a `Read` that the readers copy from: as they are, or through the
 /// input's faults.
-fn source(input: &Input) -> Box<dyn Read + '_> {
+pub fn source(input: &Input) -> Box<dyn Read + Send + '_> {
     let bytes = &input.bytes[..];
     match &input.faults {
         None => Box::new(Opaque(bytes)),
@@ -71,6 +77,15 @@ macro_rules! driver {
         }
     };
 }
+
+// After the macro, which they use.
+mod situational;
+#[cfg(feature = "tokio")]
+pub mod tokio;
+
+pub use situational::{
+    BytesFramesDriver, FollowerDriver, FollowerSubject, MappedFrames, SplitWhole, mapped,
+};
 
 driver! {
     /// `StreamReader` copying through its buffer, from [`Opaque`] bytes or a [`FaultySource`].
