@@ -8,7 +8,7 @@
 
 use flatstream::read::{BufReadStreamReader, MessageReader, ReclaimExt, ShrinkAbove};
 use flatstream::repair::{Recover, Salvage};
-use flatstream::{Error, FrameConfig, Frames, Result, StreamReader};
+use flatstream::{FrameConfig, Frames, Result, StreamReader};
 use flatstream::{journal::FrameAt, split::SplitFrames};
 use flatstream_test_support::Opaque;
 use flatstream_test_support::alloc::CountingAlloc;
@@ -21,7 +21,6 @@ use flatstream_test_support::drivers::{
     SliceFrames, SplitWhole,
 };
 use std::io::Cursor;
-use std::ops::ControlFlow;
 
 // The hostile-length point measures what the readers allocate.
 #[global_allocator]
@@ -34,7 +33,8 @@ fn max(input: &Input) -> usize {
 
 /// Every reader of the facade, with the features it needs.
 fn readings() -> Vec<Reading> {
-    let mut all = vec![
+    let mut all = Vec::new();
+    all.extend([
         Reading::driver::<Copying>(),
         Reading::driver::<InPlaceSlice>(),
         Reading::driver::<InPlaceCursor>(),
@@ -59,7 +59,7 @@ fn readings() -> Vec<Reading> {
         reading("Salvage", salvage),
         reading("Recover::scan", recover_scan),
         reading("Recover::scan_reader", recover_scan_reader),
-    ];
+    ]);
     #[cfg(feature = "bytes")]
     all.extend([
         Reading::driver::<flatstream_test_support::drivers::BytesFramesDriver>(),
@@ -95,25 +95,7 @@ fn reading(name: &'static str, open: for<'a> fn(&'a Input) -> Opened<'a>) -> Rea
     Reading { name, open }
 }
 
-#[test]
-fn after_a_framing_error() {
-    contract::after_a_framing_error(&readings());
-}
-
-#[test]
-fn payloads_equal_what_was_written() {
-    contract::payloads_equal_what_was_written(&readings());
-}
-
-#[test]
-fn a_rejected_frame_is_skipped() {
-    contract::a_rejected_frame_is_skipped(&readings());
-}
-
-#[test]
-fn a_hostile_length_is_rejected_before_allocating() {
-    contract::a_hostile_length_is_rejected_before_allocating(&readings());
-}
+flatstream_test_support::readings_contract!(readings());
 
 fn reclaiming(input: &Input) -> Opened<'_> {
     let reader = StreamReader::with_capacity(16, Opaque(&input.bytes[..]), Checked);
@@ -163,17 +145,7 @@ impl Subject for Walk<'_> {
         }
     }
     fn process_all(&mut self, f: Callback<'_>) -> Result<()> {
-        loop {
-            let at = self.at;
-            let Some(payload) = self.read_message()? else {
-                return Ok(());
-            };
-            match f(payload) {
-                Ok(flow) if flow.is_break() => return Ok(()),
-                Ok(_) => {}
-                Err(e) => return Err(e.at_frame(at)),
-            }
-        }
+        contract::process_each(self, f)
     }
     fn position(&self) -> u64 {
         self.at
@@ -276,6 +248,7 @@ fn mapped_iterated(input: &Input) -> Opened<'_> {
 mod parallel {
     use super::*;
     use flatstream::split::ParallelFrames;
+    use std::ops::ControlFlow;
     use std::sync::Mutex;
 
     fn frames(input: &Input) -> ParallelFrames<'_, Checked> {
@@ -344,7 +317,7 @@ fn framed_read(input: &Input) -> Opened<'_> {
         .with_max_frame_len(max(input));
     let mut framed = tokio_util::codec::FramedRead::new(&input.bytes[..], codec);
     let rt = flatstream_test_support::drivers::tokio::runtime();
-    let items: Vec<std::result::Result<bytes::Bytes, Error>> = rt.block_on(async {
+    let items: Vec<Result<bytes::Bytes>> = rt.block_on(async {
         let mut items = Vec::new();
         while items.len() < LOOP_LIMIT {
             match framed.next().await {

@@ -79,6 +79,22 @@ impl<M: MessageReader> Subject for M {
     }
 }
 
+/// `process_all` as [`MessageReader`]'s provided loop runs it, for a subject without a loop
+/// of its own: `read_message` per frame, a callback error stamped with the frame's offset.
+pub fn process_each<S: Subject + ?Sized>(subject: &mut S, f: Callback<'_>) -> Result<()> {
+    loop {
+        let at = subject.position();
+        let Some(payload) = subject.read_message()? else {
+            return Ok(());
+        };
+        match f(payload) {
+            Ok(flow) if flow.is_break() => return Ok(()),
+            Ok(_) => {}
+            Err(e) => return Err(e.at_frame(at)),
+        }
+    }
+}
+
 /// What a case asks a driver to read.
 #[derive(Debug, Clone, Default)]
 pub struct Input {
@@ -174,6 +190,27 @@ macro_rules! reader_contract {
         #[test]
         fn $case() {
             $crate::contract::$case::<$driver>();
+        }
+    )*};
+}
+
+/// Writes one `#[test]` per point of the contract that every reader keeps
+/// ([`after_a_framing_error`] and the others over a list of [`Reading`]s), each over the list
+/// `$readings` evaluates to: `readings_contract!(readings())`.
+#[macro_export]
+macro_rules! readings_contract {
+    ($readings:expr) => {
+        $crate::readings_contract!(@tests $readings;
+            after_a_framing_error,
+            payloads_equal_what_was_written,
+            a_rejected_frame_is_skipped,
+            a_hostile_length_is_rejected_before_allocating,
+        );
+    };
+    (@tests $readings:expr; $($point:ident,)*) => {$(
+        #[test]
+        fn $point() {
+            $crate::contract::$point(&$readings);
         }
     )*};
 }

@@ -14,7 +14,7 @@
 //! | [`Opened::Salvage`] | skipped: every intact frame after it is kept | reported, skipped |
 //! | [`Opened::Recover`] | the end of the intact prefix, and why | counted |
 
-use super::{Input, Subject, starts};
+use super::{Input, Subject, read_to_end, starts};
 use crate::checksums::Fletcher32;
 use crate::stream_with;
 use flatstream_core::{
@@ -44,6 +44,10 @@ impl Deframer for Checked {
     }
 }
 
+/// What one call that reads everything gave: the payloads it handed out, sorted, and its
+/// result.
+pub type Called = (Vec<Vec<u8>>, Result<()>);
+
 /// A reader opened over an input, as its kind is read.
 pub enum Opened<'a> {
     /// A method that returns the next payload (`read_message`, `FrameAt` at the next offset).
@@ -60,7 +64,7 @@ pub enum Opened<'a> {
     Framed(Vec<Result<Vec<u8>>>),
     /// A call that reads everything (`ParallelFrames`): the payloads it handed out, sorted, and
     /// its result. Called once per reading, and again to see it answers the same.
-    Call(Box<dyn FnMut() -> (Vec<Vec<u8>>, Result<()>) + 'a>),
+    Call(Box<dyn FnMut() -> Called + 'a>),
     /// What `Salvage` yielded.
     Salvage(Vec<Salvaged<'a>>),
     /// What a `Recover` scan found.
@@ -127,18 +131,6 @@ fn reference(bytes: &[u8]) -> (Vec<Vec<u8>>, Option<Error>) {
     (payloads, None)
 }
 
-/// Reads with `read_message` to the end or the first error.
-fn read_to_error(r: &mut dyn Subject) -> (Vec<Vec<u8>>, Option<Error>) {
-    let mut got = Vec::new();
-    loop {
-        match r.read_message() {
-            Ok(Some(p)) => got.push(p.to_vec()),
-            Ok(None) => return (got, None),
-            Err(e) => return (got, Some(e)),
-        }
-    }
-}
-
 /// The payloads of salvaged items.
 fn salvaged_payloads(items: &[Salvaged<'_>]) -> Vec<Vec<u8>> {
     items
@@ -202,7 +194,7 @@ pub fn after_a_framing_error(readings: &[Reading]) {
             match (reading.open)(&input) {
                 Opened::Method(mut r) => repeats(&mut *r, &prefix, &shown, at, &what),
                 Opened::Waits(mut r) if cut_short => {
-                    let (got, e) = read_to_error(&mut *r);
+                    let (got, e) = read_to_end(&mut *r);
                     assert_eq!(
                         (got, e.map(|e| e.to_string())),
                         (prefix.clone(), None),
@@ -272,7 +264,7 @@ pub fn after_a_framing_error(readings: &[Reading]) {
 /// A method after a framing error: the frames before it, then the error, again and again, the
 /// reader at the frame.
 fn repeats(r: &mut dyn Subject, prefix: &[Vec<u8>], shown: &str, at: u64, what: &str) {
-    let (got, e) = read_to_error(r);
+    let (got, e) = read_to_end(r);
     assert_eq!(got, prefix, "{what}");
     assert_eq!(e.map(|e| e.to_string()).as_deref(), Some(shown), "{what}");
     for again in 0..2 {
@@ -292,7 +284,7 @@ pub fn payloads_equal_what_was_written(readings: &[Reading]) {
         let what = reading.name;
         match (reading.open)(&input) {
             Opened::Method(mut r) | Opened::Waits(mut r) => {
-                let (got, e) = read_to_error(&mut *r);
+                let (got, e) = read_to_end(&mut *r);
                 assert_eq!(
                     (got, e.map(|e| e.to_string())),
                     (msgs.clone(), None),
@@ -345,11 +337,11 @@ pub fn a_rejected_frame_is_skipped(readings: &[Reading]) {
         let what = reading.name;
         match (reading.open)(&input) {
             Opened::Method(mut r) | Opened::Waits(mut r) => {
-                let (got, e) = read_to_error(&mut *r);
+                let (got, e) = read_to_end(&mut *r);
                 assert_eq!(got, msgs[..1], "{what}");
                 assert!(e.as_ref().is_some_and(rejected), "{what}: {e:?}");
                 assert_eq!(r.position(), starts[2], "{what}: past the frame");
-                let (got, e) = read_to_error(&mut *r);
+                let (got, e) = read_to_end(&mut *r);
                 assert_eq!(
                     (got, e.map(|e| e.to_string())),
                     (msgs[2..].to_vec(), None),

@@ -3,7 +3,7 @@
 //! and the follower of a file being appended to.
 
 use super::source;
-use crate::contract::{Callback, Driver, Input, Subject};
+use crate::contract::{Callback, Driver, Input, Subject, process_each};
 use flatstream_core::{BytesFrames, Deframer, Followed, Follower, Frames, MappedFile, SplitFrames};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -58,34 +58,16 @@ impl<D: Deframer> Subject for FollowerSubject<'_, D> {
         })
     }
     fn process_all(&mut self, f: Callback<'_>) -> flatstream_core::Result<()> {
-        loop {
-            let Followed::Frame { offset, payload } = self.0.next()? else {
-                return Ok(());
-            };
-            match f(payload) {
-                Ok(flow) if flow.is_break() => return Ok(()),
-                Ok(_) => {}
-                Err(e) => return Err(e.at_frame(offset)),
-            }
-        }
+        process_each(self, f)
     }
     fn position(&self) -> u64 {
         self.0.position()
     }
 }
 
-/// `Follower` (journal/follow) over [`Opaque`](crate::Opaque) bytes or a
-/// [`FaultySource`](crate::faults::FaultySource).
-pub struct FollowerDriver;
-
-impl Driver for FollowerDriver {
-    const NAME: &'static str = "Follower";
-    const HAS_IO: bool = true;
-    const MIN_CAPACITY: Option<usize> = None;
-    const CUT_FRAME_WAITS: bool = true;
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        let follower = bounded!(Follower::new(source(input), deframer), input);
-        Box::new(FollowerSubject(follower))
-    }
+driver! {
+    /// `Follower` (journal/follow) over [`Opaque`](crate::Opaque) bytes or a
+    /// [`FaultySource`](crate::faults::FaultySource).
+    FollowerDriver: "Follower", io: true, min_capacity: None, cut_frame_waits: true,
+    |input, d| subject FollowerSubject(bounded!(Follower::new(source(input), d), input))
 }

@@ -2,7 +2,7 @@
 //! driven as `FramedRead` drives it, each over an async source that follows the input's faults
 //! and answers `Pending` every other poll. The [`Subject`] blocks on a current-thread runtime.
 
-use crate::contract::{Callback, Driver, Input, Subject};
+use crate::contract::{Callback, Driver, Input, Subject, process_each};
 use bytes::{Bytes, BytesMut};
 use flatstream_core::{DefaultFramer, Deframer, Result};
 use flatstream_tokio::{AsyncStreamReader, FrameCodec};
@@ -81,37 +81,21 @@ impl<D: Deframer> Subject for BlockingReader<'_, D> {
     }
 }
 
-/// `AsyncStreamReader` over an [`AsyncSource`].
-pub struct AsyncReader;
-
-impl Driver for AsyncReader {
-    const NAME: &'static str = "AsyncStreamReader";
-    const HAS_IO: bool = true;
-    const MIN_CAPACITY: Option<usize> = Some(16);
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        let source = AsyncSource::new(input);
-        let reader = match input.capacity {
-            Some(capacity) => AsyncStreamReader::with_capacity(capacity, source, deframer),
-            None => AsyncStreamReader::new(source, deframer),
-        };
-        Box::new(BlockingReader::new(bounded!(reader, input)))
-    }
+driver! {
+    /// `AsyncStreamReader` over an [`AsyncSource`].
+    AsyncReader: "AsyncStreamReader", io: true, min_capacity: Some(16),
+    |input, d| subject BlockingReader::new(bounded!(match input.capacity {
+        Some(capacity) => AsyncStreamReader::with_capacity(capacity, AsyncSource::new(input), d),
+        None => AsyncStreamReader::new(AsyncSource::new(input), d),
+    }, input))
 }
 
-/// `AsyncStreamReader` built by `from_config` from the input's `FrameConfig`.
-pub struct AsyncConfigReader;
-
-impl Driver for AsyncConfigReader {
-    const NAME: &'static str = "AsyncStreamReader::from_config";
-    const HAS_IO: bool = true;
-    const MIN_CAPACITY: Option<usize> = Some(16);
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        let config = super::config(input, deframer);
-        let reader = AsyncStreamReader::from_config(AsyncSource::new(input), &config);
-        Box::new(BlockingReader::new(reader))
-    }
+driver! {
+    /// `AsyncStreamReader` built by `from_config` from the input's `FrameConfig`.
+    AsyncConfigReader: "AsyncStreamReader::from_config", io: true, min_capacity: Some(16),
+    |input, d| subject BlockingReader::new(
+        AsyncStreamReader::from_config(AsyncSource::new(input), &super::config(input, d)),
+    )
 }
 
 /// `FrameCodec` driven as tokio-util's `FramedRead` drives it (decode; if it needs more, reserve
@@ -166,41 +150,23 @@ impl<D: Deframer> Subject for Codec<'_, D> {
         }
     }
     fn process_all(&mut self, f: Callback<'_>) -> Result<()> {
-        loop {
-            let at = self.codec.read_position();
-            let Some(payload) = self.next()? else {
-                return Ok(());
-            };
-            match f(&payload) {
-                Ok(flow) if flow.is_break() => return Ok(()),
-                Ok(_) => {}
-                Err(e) => return Err(e.at_frame(at)),
-            }
-        }
+        process_each(self, f)
     }
     fn position(&self) -> u64 {
         self.codec.read_position()
     }
 }
 
-/// `FrameCodec` as `FramedRead` drives it ([`Codec`]).
-pub struct CodecDriver;
-
-impl Driver for CodecDriver {
-    const NAME: &'static str = "FrameCodec as FramedRead drives it";
-    const HAS_IO: bool = true;
-    const MIN_CAPACITY: Option<usize> = Some(1);
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        let codec = bounded!(FrameCodec::new(DefaultFramer, deframer), input);
-        Box::new(Codec {
-            rt: runtime(),
-            source: AsyncSource::new(input),
-            codec,
-            // tokio-util's `FramedRead` starts with 8 KiB.
-            buf: BytesMut::with_capacity(input.capacity.unwrap_or(8 * 1024)),
-            eof: false,
-            last: Bytes::new(),
-        })
+driver! {
+    /// `FrameCodec` as `FramedRead` drives it ([`Codec`]).
+    CodecDriver: "FrameCodec as FramedRead drives it", io: true, min_capacity: Some(1),
+    |input, d| subject Codec {
+        rt: runtime(),
+        source: AsyncSource::new(input),
+        codec: bounded!(FrameCodec::new(DefaultFramer, d), input),
+        // tokio-util's `FramedRead` starts with 8 KiB.
+        buf: BytesMut::with_capacity(input.capacity.unwrap_or(8 * 1024)),
+        eof: false,
+        last: Bytes::new(),
     }
 }
