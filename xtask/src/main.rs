@@ -44,8 +44,10 @@ tasks:
         --quick       shorter warm-up and measurement (about 10 minutes on 2 cores)
         --render      render from the committed snapshot, run nothing
         --check       fail if a rendered file differs from what the snapshot renders to
-        --only SUITE  run one suite (a file of benches/benches/, such as `scaling`), replace
-                      its groups' figures in the committed snapshot, keep the rest, render
+        --only SUITE  run one suite (a file of benches/benches/, such as `scaling` or
+                      `ratios`), replace its figures (its criterion groups, or the paired
+                      ratios, scaling or allocation counts it writes) in the committed
+                      snapshot, keep the rest, render
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
       examples/fleet.bfbs, examples/shapes.bfbs, benches/src/generated/) with flatc 25.12.19

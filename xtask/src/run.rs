@@ -14,6 +14,12 @@ pub(crate) fn measure(root: &Path, quick: bool) -> Result<Snapshot> {
     let load_before = machine::load_average();
     let command = run_suites(root, &target, quick)?;
     let mut snap = collect(root, &target, mode, &command)?;
+    if snap.benches.is_empty() {
+        return Err(format!(
+            "`{command}`: no criterion results under {}",
+            target.join("criterion").display()
+        ));
+    }
     snap.load = format!(
         "{load_before} at the start, {} at the end",
         machine::load_average()
@@ -22,15 +28,21 @@ pub(crate) fn measure(root: &Path, quick: bool) -> Result<Snapshot> {
 }
 
 /// Runs the suite `suite` alone (a bench target of `benches/`, such as `scaling`) and merges
-/// its figures into `base`, the committed snapshot: the benchmarks of the groups it measured
-/// replace those of the same groups, the rest stays, and the snapshot's command says what was
-/// run again, when, at which commit and under which load.
+/// its figures into `base`, the committed snapshot (see [`merge`]); the snapshot's command says
+/// what was run again, when, at which commit and under which load.
 pub(crate) fn measure_only(
     root: &Path,
     quick: bool,
     suite: &str,
-    mut base: Snapshot,
+    base: Snapshot,
 ) -> Result<Snapshot> {
+    let suites = suites(root)?;
+    if !suites.iter().any(|s| s == suite) {
+        return Err(format!(
+            "no suite `{suite}` in benches/benches/; the suites are: {}",
+            suites.join(", ")
+        ));
+    }
     let target = target_dir(root);
     let load_before = machine::load_average();
     let command = run(root, &target, quick, Some(suite))?;
@@ -40,31 +52,66 @@ pub(crate) fn measure_only(
         if quick { "quick" } else { "full" },
         &command,
     )?;
-    let groups: Vec<&str> = new.benches.iter().map(|b| b.group.as_str()).collect();
-    base.benches.retain(|b| !groups.contains(&b.group.as_str()));
-    base.benches.extend(new.benches.iter().cloned());
-    base.benches.sort_by(|a, b| a.id.cmp(&b.id));
-    if !new.allocs.is_empty() {
-        base.allocs = new.allocs;
-    }
-    if !new.ratios.is_empty() {
-        base.ratios = new.ratios;
-    }
-    if !new.scaling.is_empty() {
-        base.scaling = new.scaling;
-    }
-    if !new.filesystem.is_empty() {
-        base.filesystem = new.filesystem;
-    }
-    base.command = format!(
+    let mut merged = merge(base, &new).map_err(|e| format!("`{command}`: {e}"))?;
+    merged.command = format!(
         "{}; then `{command}` ({} run) at commit `{}`, {}, load {load_before} at its start, {} at its end",
-        base.command,
+        merged.command,
         new.mode,
         new.commit,
         new.date,
         machine::load_average()
     );
+    Ok(merged)
+}
+
+/// The figures of one suite's run, `new`, merged into `base`: the criterion results of the
+/// groups `new` measured replace those of the same groups, and each kind of paired or counted
+/// figure it holds (allocations, ratios, scaling, the journal's file system, each written by one
+/// suite) replaces that kind; everything else of `base` stays. Fails if `new` holds nothing.
+pub(crate) fn merge(mut base: Snapshot, new: &Snapshot) -> Result<Snapshot> {
+    if new.benches.is_empty()
+        && new.allocs.is_empty()
+        && new.ratios.is_empty()
+        && new.scaling.is_empty()
+        && new.filesystem.is_empty()
+    {
+        return Err(
+            "the suite wrote no figures (no criterion results, allocations, ratios or scaling)"
+                .to_owned(),
+        );
+    }
+    let groups: Vec<&str> = new.benches.iter().map(|b| b.group.as_str()).collect();
+    base.benches.retain(|b| !groups.contains(&b.group.as_str()));
+    base.benches.extend(new.benches.iter().cloned());
+    base.benches.sort_by(|a, b| a.id.cmp(&b.id));
+    if !new.allocs.is_empty() {
+        base.allocs.clone_from(&new.allocs);
+    }
+    if !new.ratios.is_empty() {
+        base.ratios.clone_from(&new.ratios);
+    }
+    if !new.scaling.is_empty() {
+        base.scaling.clone_from(&new.scaling);
+    }
+    if !new.filesystem.is_empty() {
+        base.filesystem.clone_from(&new.filesystem);
+    }
     Ok(base)
+}
+
+/// The suites `--only` takes: the files of `benches/benches/`, without `.rs`, sorted.
+fn suites(root: &Path) -> Result<Vec<String>> {
+    let dir = root.join("benches").join("benches");
+    let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut suites: Vec<String> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_suffix(".rs").map(str::to_owned)
+        })
+        .collect();
+    suites.sort();
+    Ok(suites)
 }
 
 /// Runs every suite of the bench crate; returns the command line it ran.
@@ -185,5 +232,130 @@ fn target_dir(root: &Path) -> PathBuf {
             }
         }
         None => root.join("target"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::sample;
+    use crate::render::{DOC_PATH, documents};
+
+    /// The fixture as a run stores it: benchmarks sorted by id.
+    fn committed() -> Snapshot {
+        let mut snap = sample();
+        snap.benches.sort_by(|a, b| a.id.cmp(&b.id));
+        snap
+    }
+
+    /// What one suite's run wrote: nothing but what `fill` puts in.
+    fn run_of(fill: impl FnOnce(&mut Snapshot)) -> Snapshot {
+        let mut new = committed();
+        new.benches.clear();
+        new.allocs.clear();
+        new.ratios.clear();
+        new.scaling.clear();
+        new.filesystem.clear();
+        fill(&mut new);
+        new
+    }
+
+    /// The rendered files of `snap`, the report split into its `## ` sections.
+    fn rendered(snap: &Snapshot) -> (Vec<String>, Vec<(String, String)>) {
+        let readme = "# project\n\n<!-- bench-summary:start -->\n<!-- bench-summary:end -->\n";
+        let files = documents(snap, readme).unwrap();
+        let doc = &files.iter().find(|(path, _)| path == DOC_PATH).unwrap().1;
+        let sections = doc.split("\n## ").map(str::to_owned).collect();
+        let others = files.into_iter().filter(|(p, _)| p != DOC_PATH).collect();
+        (sections, others)
+    }
+
+    #[test]
+    fn only_ratios_rerenders_the_targets_section_and_keeps_the_others() {
+        let base = committed();
+        let new = run_of(|new| {
+            new.ratios = base.ratios.clone();
+            new.ratios[0].median = 1.5;
+            new.ratios[1].median = 0.9;
+        });
+        let merged = merge(base.clone(), &new).unwrap();
+        assert_eq!(merged.ratios, new.ratios);
+        assert_eq!(merged.benches, base.benches);
+        assert_eq!(merged.allocs, base.allocs);
+
+        let (before, before_others) = rendered(&base);
+        let (after, after_others) = rendered(&merged);
+        assert_eq!(before_others, after_others, "README block and chart");
+        assert_eq!(before.len(), after.len());
+        let changed: Vec<&str> = before
+            .iter()
+            .zip(&after)
+            .filter(|(b, a)| b != a)
+            .map(|(_, a)| a.lines().next().unwrap())
+            .collect();
+        assert_eq!(changed, ["Core targets: paired timing"]);
+        assert!(after.iter().any(|s| s.contains("1.50")), "the new median");
+    }
+
+    #[test]
+    fn a_criterion_suite_replaces_its_groups_and_keeps_the_rest() {
+        let base = committed();
+        let kept = base
+            .find("read_path", "frames-slice", "100")
+            .unwrap()
+            .clone();
+        let new = run_of(|new| {
+            new.benches = vec![crate::snapshot::Bench {
+                ns: kept.ns * 2.0,
+                ..kept.clone()
+            }];
+            new.filesystem = "ext4 on /dev/vda".to_owned();
+        });
+        let merged = merge(base.clone(), &new).unwrap();
+        let read_path: Vec<_> = merged
+            .benches
+            .iter()
+            .filter(|b| b.group == "read_path")
+            .collect();
+        assert_eq!(read_path, [&new.benches[0]], "the group is the new run's");
+        let others = |s: &Snapshot| {
+            s.benches
+                .iter()
+                .filter(|b| b.group != "read_path")
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(others(&merged), others(&base));
+        assert_eq!(merged.ratios, base.ratios);
+        assert_eq!(merged.allocs, base.allocs);
+        assert_eq!(merged.filesystem, "ext4 on /dev/vda");
+    }
+
+    #[test]
+    fn allocations_and_scaling_replace_their_own_figures() {
+        let base = committed();
+        let new = run_of(|new| {
+            new.allocs = base.allocs[..1].to_vec();
+            new.allocs[0].allocations = 7;
+            new.scaling = base.ratios[..1].to_vec();
+        });
+        let merged = merge(base.clone(), &new).unwrap();
+        assert_eq!(merged.allocs, new.allocs);
+        assert_eq!(merged.scaling, new.scaling);
+        assert_eq!((merged.benches, merged.ratios), (base.benches, base.ratios));
+    }
+
+    #[test]
+    fn a_run_that_wrote_nothing_is_an_error() {
+        let err = merge(committed(), &run_of(|_| {})).unwrap_err();
+        assert!(err.contains("no figures"), "{err}");
+    }
+
+    #[test]
+    fn every_suite_of_the_bench_crate_can_be_named() {
+        let suites = suites(&crate::workspace_root()).unwrap();
+        for suite in ["allocations", "ratios", "scaling", "journal", "core"] {
+            assert!(suites.iter().any(|s| s == suite), "{suite}: {suites:?}");
+        }
     }
 }

@@ -96,36 +96,31 @@ use flatstream_core::{Error, Result};
 /// assert!(StructuralValidator::new().root_only().validate(&payload, 0).is_ok());
 /// assert!(v.validate(&payload, 0).is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StructuralValidator {
     opts: VerifierOptions,
-    descend: bool,
-}
-
-impl Default for StructuralValidator {
-    fn default() -> Self {
-        Self::new()
-    }
+    /// Set by [`root_only`](Self::root_only); by default the validator descends.
+    root_only: bool,
 }
 
 impl StructuralValidator {
     /// A validator that descends, with the verifier's default limits (depth 64, a million
-    /// tables, 2 GiB apparent size).
+    /// tables, 2 GiB apparent size). The same as `StructuralValidator::default()`.
     pub fn new() -> Self {
-        Self::with_options(VerifierOptions::default())
+        Self::default()
     }
 
     /// A validator that descends, with the given limits.
     pub fn with_options(opts: VerifierOptions) -> Self {
         StructuralValidator {
             opts,
-            descend: true,
+            root_only: false,
         }
     }
 
     /// Checks the root table only, and never guesses which fields are references.
     pub fn root_only(mut self) -> Self {
-        self.descend = false;
+        self.root_only = true;
         self
     }
 
@@ -136,7 +131,7 @@ impl StructuralValidator {
 
     /// Whether the validator descends past the root table.
     pub fn descends(&self) -> bool {
-        self.descend
+        !self.root_only
     }
 }
 
@@ -145,7 +140,7 @@ impl Validator for StructuralValidator {
         let mut walk = Walk {
             buf: payload,
             opts: &self.opts,
-            descend: self.descend,
+            descend: !self.root_only,
             tables: 0,
             apparent: 0,
         };

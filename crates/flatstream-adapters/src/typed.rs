@@ -2,7 +2,7 @@
 
 use core::marker::PhantomData;
 use flatbuffers::{Follow, Verifiable, VerifierOptions};
-use flatstream_core::{IntoControlFlow, MessageReader, Result};
+use flatstream_core::{IntoControlFlow, MessageReader, Messages, Result};
 
 /// A FlatBuffers root type that payloads can be read as: the flatc-generated table type, for
 /// any lifetime of the payload it borrows.
@@ -137,7 +137,7 @@ pub trait TypedReaderExt: MessageReader + Sized {
         opts: VerifierOptions,
     ) -> TypedMessages<'_, Self, T> {
         TypedMessages {
-            reader: self,
+            messages: Messages::new(self),
             opts,
             _root: PhantomData,
         }
@@ -147,21 +147,27 @@ pub trait TypedReaderExt: MessageReader + Sized {
 impl<M: MessageReader> TypedReaderExt for M {}
 
 /// A lending iterator over verified roots, returned by [`TypedReaderExt::typed_messages`]:
-/// `while let Some(msg) = messages.next()? { … }`.
+/// `while let Some(msg) = messages.next()? { … }`. As [`Messages`], it yields a framing error
+/// once and then ends; a root that fails verification is a content error, and the next call
+/// goes on with the next frame.
 #[derive(Debug)]
 pub struct TypedMessages<'r, M, T> {
-    reader: &'r mut M,
+    messages: Messages<'r, M>,
     opts: VerifierOptions,
     _root: PhantomData<fn() -> T>,
 }
 
 impl<M: MessageReader, T: StreamDeserialize> TypedMessages<'_, M, T> {
-    /// The next payload's root, or `None` at a clean end of stream.
+    /// The next payload's root, or `None` at a clean end of stream and after a framing error.
+    ///
+    /// # Errors
+    ///
+    /// As [`Messages::next`], and the verifier's error for a root that fails verification.
     #[allow(clippy::should_implement_trait)] // a lending iterator cannot implement `Iterator`
     #[inline]
     pub fn next(&mut self) -> Result<Option<T::Root<'_>>> {
-        let at = self.reader.position();
-        match self.reader.read_message()? {
+        let at = self.messages.position();
+        match self.messages.next()? {
             None => Ok(None),
             Some(payload) => T::from_payload(payload, &self.opts)
                 .map(Some)

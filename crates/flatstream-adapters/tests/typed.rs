@@ -6,7 +6,8 @@ use flatstream_adapters::{
     TypedValidator, Validator,
 };
 use flatstream_core::{
-    BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, StreamReader, StreamWriter,
+    BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, ErrorKind, StreamReader,
+    StreamWriter,
 };
 
 use flatstream_test_support::telemetry::{Telemetry, TelemetryArgs};
@@ -189,4 +190,27 @@ fn structural_validation_accepts_every_telemetry_reading() {
     for i in 0..20_000 {
         v.validate(&reading(i * 7919), 0).unwrap();
     }
+}
+
+/// As every iterator over frames, `typed_messages` yields a framing error once and then ends;
+/// the reader stays at the frame, and its `read_message` returns the error again.
+#[test]
+fn typed_messages_yield_a_framing_error_once_then_end() {
+    let mut bytes = stream(2);
+    bytes.truncate(bytes.len() - 3);
+    let torn_at = 4 + reading(0).len() as u64;
+
+    let mut r = StreamReader::new(&bytes[..], DefaultDeframer);
+    // A loop that logs each error and goes on: it sees the error once, then the end.
+    let mut seen = Vec::new();
+    let mut messages = r.typed_messages::<Telemetry<'_>>();
+    while seen.len() < 10 {
+        match messages.next() {
+            Ok(Some(t)) => seen.push(Ok(t.device_id())),
+            Ok(None) => break,
+            Err(e) => seen.push(Err((e.kind(), e.offset()))),
+        }
+    }
+    assert_eq!(seen, [Ok(1), Err((ErrorKind::UnexpectedEof, torn_at))]);
+    assert_eq!(r.read_message().unwrap_err().offset(), torn_at);
 }

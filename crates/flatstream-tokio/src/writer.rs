@@ -78,13 +78,19 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AsyncStreamWriter<W, F> {
+    out: Out<W, F>,
+    builder: FlatBufferBuilder<'static>,
+}
+
+/// Where frames go: the sink, the framer, and the core that counts what the sink accepted.
+/// Apart from the builder, so that a payload borrowed from it can be written.
+struct Out<W, F> {
     sink: W,
     core: WriterCore,
     /// The start of the frame being written, while a write is under way: still set when a write
     /// was dropped mid-frame, and then settled into the core's torn frame.
     pending: Option<u64>,
     framer: F,
-    builder: FlatBufferBuilder<'static>,
 }
 
 /// A sink whose accepted bytes can be made durable, asynchronously: a `tokio::fs::File`, or a
@@ -148,10 +154,12 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// A writer whose simple mode uses `builder`.
     pub fn with_builder(sink: W, framer: F, builder: FlatBufferBuilder<'static>) -> Self {
         AsyncStreamWriter {
-            sink,
-            core: WriterCore::new(),
-            pending: None,
-            framer,
+            out: Out {
+                sink,
+                core: WriterCore::new(),
+                pending: None,
+                framer,
+            },
             builder,
         }
     }
@@ -163,7 +171,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     ///
     /// The same setting as [`FrameConfig::max_frame_len`](flatstream_core::FrameConfig::max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.core.set_max_frame_len(max);
+        self.out.core.set_max_frame_len(max);
         self
     }
 
@@ -171,7 +179,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// appends to, so that receipts, errors and the durable watermark are offsets in the file.
     /// The bytes before `offset` are taken to be on disk.
     pub fn with_offset(mut self, offset: u64) -> Self {
-        self.core = self.core.with_offset(offset);
+        self.out.core = self.out.core.with_offset(offset);
         self
     }
 
@@ -202,15 +210,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     ) -> Result<Receipt> {
         self.builder.reset();
         item.serialize(&mut self.builder)?;
-        let payload = self.builder.finished_data();
-        write_frame(
-            &mut self.sink,
-            &mut self.core,
-            &mut self.pending,
-            &self.framer,
-            payload,
-        )
-        .await
+        self.out.write(self.builder.finished_data()).await
     }
 
     /// [`write_finished`](Self::write_finished), returning where the frame went.
@@ -228,48 +228,44 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
 
     /// [`write_payload`](Self::write_payload), returning where the frame went.
     pub async fn write_payload_with_receipt(&mut self, payload: &[u8]) -> Result<Receipt> {
-        write_frame(
-            &mut self.sink,
-            &mut self.core,
-            &mut self.pending,
-            &self.framer,
-            payload,
-        )
-        .await
+        self.out.write(payload).await
     }
 
     /// Flushes the sink.
     pub async fn flush(&mut self) -> Result<()> {
-        let result = self.sink.flush().await;
+        let result = self.out.sink.flush().await;
         self.at_end(result)
     }
 
     /// Flushes and shuts the sink down (for a `TcpStream`, the write half): the peer's reader
     /// sees the end of the stream.
     pub async fn shutdown(&mut self) -> Result<()> {
-        let result = self.sink.shutdown().await;
+        let result = self.out.sink.shutdown().await;
         self.at_end(result)
     }
 
     /// The result of flushing or shutting the sink down, an error stamped with the end of what
     /// it accepted.
     fn at_end(&self, result: io::Result<()>) -> Result<()> {
-        let offset = self.core.bytes_written();
+        let offset = self.out.core.bytes_written();
         result.map_err(|source| Error::Io { source, offset })
     }
 
     /// Bytes the sink has accepted from this writer: the offset at which the next frame starts,
     /// or, after a failed or cancelled write, the exact end of what reached the sink.
     pub fn bytes_written(&self) -> u64 {
-        self.core.bytes_written()
+        self.out.core.bytes_written()
     }
 
     /// The start of the first frame that a failed or cancelled write left partly in the sink,
     /// if one did: a reader stops there. Cut the stream there (or repair it) before appending
     /// again.
     pub fn torn(&self) -> Option<u64> {
-        let cancelled = self.pending.filter(|&f| self.core.bytes_written() > f);
-        match (self.core.torn(), cancelled) {
+        let cancelled = self
+            .out
+            .pending
+            .filter(|&f| self.out.core.bytes_written() > f);
+        match (self.out.core.torn(), cancelled) {
             (Some(t), Some(c)) => Some(t.min(c)),
             (t, c) => t.or(c),
         }
@@ -281,17 +277,17 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// frame and never moves again after a failed sync (see
     /// [`StreamWriter::durable`](flatstream_core::StreamWriter::durable)).
     pub fn durable(&self) -> u64 {
-        self.core.durable()
+        self.out.core.durable()
     }
 
     /// The writer's sans-I/O state: byte count, bound, torn frame, durable watermark.
     pub fn core(&self) -> &WriterCore {
-        &self.core
+        &self.out.core
     }
 
     /// The framer.
     pub fn framer(&self) -> &F {
-        &self.framer
+        &self.out.framer
     }
 
     /// The builder used by [`write`](Self::write). Useful to inspect or replace it, for
@@ -302,18 +298,18 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
 
     /// The sink.
     pub fn get_ref(&self) -> &W {
-        &self.sink
+        &self.out.sink
     }
 
     /// The sink. Writing to it directly puts bytes in the stream that the writer does not
     /// count.
     pub fn get_mut(&mut self) -> &mut W {
-        &mut self.sink
+        &mut self.out.sink
     }
 
     /// Returns the sink, without flushing it.
     pub fn into_inner(self) -> W {
-        self.sink
+        self.out.sink
     }
 }
 
@@ -327,10 +323,10 @@ impl<W: AsyncSyncSink, F: Framer> AsyncStreamWriter<W, F> {
     /// [`Error::Sync`] if the sync fails, now or at any earlier sync of this writer; the
     /// watermark stays where it was.
     pub async fn sync(&mut self) -> Result<u64> {
-        settle(&mut self.core, &mut self.pending);
-        match self.sink.sync().await {
-            Ok(()) => self.core.synced(self.core.bytes_written()),
-            Err(e) => Err(self.core.sync_failed(e)),
+        self.out.settle();
+        match self.out.sink.sync().await {
+            Ok(()) => self.out.core.synced(self.out.core.bytes_written()),
+            Err(e) => Err(self.out.core.sync_failed(e)),
         }
     }
 }
@@ -338,56 +334,53 @@ impl<W: AsyncSyncSink, F: Framer> AsyncStreamWriter<W, F> {
 impl<W: core::fmt::Debug, F: core::fmt::Debug> core::fmt::Debug for AsyncStreamWriter<W, F> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("AsyncStreamWriter")
-            .field("sink", &self.sink)
-            .field("framer", &self.framer)
-            .field("core", &self.core)
+            .field("sink", &self.out.sink)
+            .field("framer", &self.out.framer)
+            .field("core", &self.out.core)
             .finish_non_exhaustive()
     }
 }
 
-/// A write dropped mid-frame left `pending` set: tells the core the frame was not finished.
-fn settle(core: &mut WriterCore, pending: &mut Option<u64>) {
-    if let Some(frame) = pending.take() {
-        core.unfinished(frame);
+impl<W: AsyncWrite + Unpin, F: Framer> Out<W, F> {
+    /// A write dropped mid-frame left `pending` set: tells the core the frame was not finished.
+    fn settle(&mut self) {
+        if let Some(frame) = self.pending.take() {
+            self.core.unfinished(frame);
+        }
     }
-}
 
-/// Writes the frame of `payload`, counting every byte the sink accepts in the core as soon as it
-/// does (so that the count stays exact if the future is dropped).
-async fn write_frame<W: AsyncWrite + Unpin, F: Framer>(
-    sink: &mut W,
-    core: &mut WriterCore,
-    pending: &mut Option<u64>,
-    framer: &F,
-    payload: &[u8],
-) -> Result<Receipt> {
-    settle(core, pending);
-    let offset = core.bytes_written();
-    let header = core.header(framer, payload)?;
-    *pending = Some(offset);
-    let mut accepted = 0;
-    for mut buf in [header.as_bytes(), payload] {
-        while !buf.is_empty() {
-            match sink.write(buf).await {
-                Ok(0) => {
-                    *pending = None;
-                    let zero = io::Error::new(io::ErrorKind::WriteZero, "sink accepted no bytes");
-                    return Err(core.write_failed(zero, offset));
-                }
-                Ok(n) => {
-                    let n = n.min(buf.len());
-                    accepted += n as u64;
-                    core.accepted(offset, accepted);
-                    buf = &buf[n..];
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    *pending = None;
-                    return Err(core.write_failed(e, offset));
+    /// Writes the frame of `payload`, counting every byte the sink accepts in the core as soon
+    /// as it does (so that the count stays exact if the future is dropped).
+    async fn write(&mut self, payload: &[u8]) -> Result<Receipt> {
+        self.settle();
+        let offset = self.core.bytes_written();
+        let header = self.core.header(&self.framer, payload)?;
+        self.pending = Some(offset);
+        let mut accepted = 0;
+        for mut buf in [header.as_bytes(), payload] {
+            while !buf.is_empty() {
+                match self.sink.write(buf).await {
+                    Ok(0) => {
+                        self.pending = None;
+                        let zero =
+                            io::Error::new(io::ErrorKind::WriteZero, "sink accepted no bytes");
+                        return Err(self.core.write_failed(zero, offset));
+                    }
+                    Ok(n) => {
+                        let n = n.min(buf.len());
+                        accepted += n as u64;
+                        self.core.accepted(offset, accepted);
+                        buf = &buf[n..];
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.pending = None;
+                        return Err(self.core.write_failed(e, offset));
+                    }
                 }
             }
         }
+        self.pending = None;
+        Ok(self.core.receipt(offset))
     }
-    *pending = None;
-    Ok(core.receipt(offset))
 }

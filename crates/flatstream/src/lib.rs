@@ -41,7 +41,8 @@
 //! `read_message` (the reader stays at the frame concerned), while an iterator (`messages()`,
 //! `Frames`, `SplitFrames`, `BytesFrames`) yields it once and then ends, so a `for` loop that
 //! logs and goes on cannot spin. A *content* rejection (a validator, a verifier) skips that
-//! one frame everywhere.
+//! one frame everywhere, except in tokio-util's `FramedRead`, which ends its stream at any error
+//! of its codec.
 //!
 //! | source | type | after a framing error |
 //! |---|---|---|

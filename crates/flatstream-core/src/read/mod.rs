@@ -94,7 +94,7 @@ pub trait MessageReader {
     where
         Self: Sized,
     {
-        Messages { reader: self }
+        Messages::new(self)
     }
 
     /// The bytes the reader has taken from its source but not handed out yet (empty for a
@@ -254,22 +254,44 @@ pub(crate) use message_reader_from_inherent;
 ///
 /// Each payload borrows the reader, so it must be dropped before the next call to `next`; copy
 /// what you need to keep. Leave the loop with `break` to stop early.
+///
+/// As every iterator over frames, it yields a framing error (see
+/// [`Error::is_framing_error`](crate::Error::is_framing_error)) once and then ends, so that a
+/// loop that logs errors and goes on cannot spin; the reader itself stays at the frame that
+/// failed, and its `read_message` returns the error again. A content error skips that one frame,
+/// and an I/O error leaves the next call to carry on, as with `read_message`.
 #[derive(Debug)]
 pub struct Messages<'r, M: ?Sized> {
     reader: &'r mut M,
+    /// Set by a framing error: the iterator has ended.
+    ended: bool,
 }
 
 impl<'r, M: MessageReader + ?Sized> Messages<'r, M> {
     /// A lending iterator over `reader`'s payloads.
     pub fn new(reader: &'r mut M) -> Self {
-        Messages { reader }
+        Messages {
+            reader,
+            ended: false,
+        }
     }
 
-    /// The next payload, or `None` at a clean end of stream.
+    /// The next payload, or `None` at a clean end of stream and after a framing error.
+    ///
+    /// # Errors
+    ///
+    /// As the reader's `read_message`; a framing error only once.
     #[allow(clippy::should_implement_trait)] // a lending iterator cannot implement `Iterator`
     #[inline]
     pub fn next(&mut self) -> Result<Option<&[u8]>> {
-        self.reader.read_message()
+        if self.ended {
+            return Ok(None);
+        }
+        let next = self.reader.read_message();
+        if let Err(e) = &next {
+            self.ended = e.is_framing_error();
+        }
+        next
     }
 
     /// Stream offset of the next frame.

@@ -242,16 +242,10 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
         }
     }
 
-    /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Resynchronization
-    /// costs little with the default (see [Work](SplitFrames#work)); the bound the writer used
-    /// makes it reject more offsets from their headers alone.
-    ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.frames = self.frames.with_max_frame_len(max);
-        self
-    }
+    // `with_max_frame_len` and `deframer`. Resynchronization costs little with the default bound
+    // (see "Work" above); the bound the writer used makes it reject more offsets from their
+    // headers alone.
+    crate::read::decoder_accessors!(D, frames);
 
     /// Sets how many frames must chain after a candidate before the split starts on it
     /// (default [`DEFAULT_CONFIRMATIONS`]). 0 trusts one verified checksum.
@@ -294,11 +288,6 @@ impl<'a, D: Deframer> SplitFrames<'a, D> {
     pub fn position(&self) -> u64 {
         self.parked
             .map_or_else(|| self.frames.position(), |at| at as u64)
-    }
-
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.frames.deframer()
     }
 
     /// The split's first frame: the first offset in the range that starts a confirmed chain,

@@ -445,12 +445,16 @@ mod tests {
         assert_eq!(err.kind(), crate::ErrorKind::ChecksumMismatch);
         // A header claiming 4 GiB - 1 followed by ten bytes: refused by the bound (2 GiB)
         // before anything is reserved for the payload.
-        let mut hostile = alloc::vec![0xFF, 0xFF, 0xFF, 0xFF];
-        hostile.extend_from_slice(&[0; 10]);
         let mut buf = alloc::vec::Vec::new();
-        let err = DefaultDeframer
-            .read_and_deframe(&mut &hostile[..], &mut buf)
-            .unwrap_err();
+        // A header claiming `len`, then ten zero bytes, read without a checksum.
+        let claim = |len: u32, buf: &mut alloc::vec::Vec<u8>| {
+            let mut bytes = alloc::vec::Vec::from(len.to_le_bytes());
+            bytes.extend_from_slice(&[0; 10]);
+            DefaultDeframer
+                .read_and_deframe(&mut &bytes[..], buf)
+                .unwrap_err()
+        };
+        let err = claim(u32::MAX, &mut buf);
         assert!(
             matches!(err, Error::FrameTooLarge { offset: 0, .. }),
             "{err}"
@@ -458,14 +462,10 @@ mod tests {
         assert_eq!(buf.capacity(), 0);
         // Within the bound, a claim the stream does not back grows the buffer with the bytes
         // received only.
-        let mut short = alloc::vec::Vec::from(1_000_000u32.to_le_bytes());
-        short.extend_from_slice(&[0; 10]);
-        let err = DefaultDeframer
-            .read_and_deframe(&mut &short[..], &mut buf)
-            .unwrap_err();
+        let short = claim(1_000_000, &mut buf);
         assert!(
-            matches!(err, Error::UnexpectedEof { present: 14, .. }),
-            "{err}"
+            matches!(short, Error::UnexpectedEof { present: 14, .. }),
+            "{short}"
         );
         assert!(buf.capacity() < 1_000, "{}", buf.capacity());
     }

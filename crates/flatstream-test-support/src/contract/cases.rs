@@ -111,8 +111,10 @@ pub fn positions_follow_the_frames<T: Driver>() {
 
 /// A stream cut at every offset gives the whole frames before the cut, then `None` if the cut
 /// is at a frame boundary, else `UnexpectedEof` with the torn frame's offset, the bytes it
-/// needs (the header's length while the length prefix is incomplete) and the bytes present;
-/// asked again, the same answer.
+/// needs (the header's length while the length prefix is incomplete) and the bytes present.
+/// A reader that waits for the rest of a frame cut short ([`Driver::CUT_FRAME_WAITS`]) ends
+/// there with `None` instead, at the frame's start. (What comes after the error:
+/// [`after_a_framing_error`](super::after_a_framing_error).)
 pub fn truncation_at_every_offset<T: Driver>() {
     let msgs = sample();
     let (framer, deframer) = summed();
@@ -130,7 +132,8 @@ fn cut_everywhere<T: Driver, D: Deframer + Copy>(
     for cut in 0..=bytes.len() as u64 {
         let whole = starts[1..].iter().take_while(|&&end| end <= cut).count();
         let at = starts[whole];
-        let torn = (cut > at).then(|| {
+        // A reader that waits ends at the cut frame's start as at a frame boundary.
+        let torn = (cut > at && !T::CUT_FRAME_WAITS).then(|| {
             let needed = if cut - at < 4 {
                 header
             } else {
@@ -160,7 +163,6 @@ fn cut_everywhere<T: Driver, D: Deframer + Copy>(
                 let (got, error) = read_to_end(&mut *r);
                 assert_eq!(got, msgs[..whole], "{what}");
                 expect(error.as_ref(), what);
-                expect(r.read_message().err().as_ref(), what);
                 assert_eq!(r.position(), at, "{what}");
 
                 let mut r = T::open(&input, deframer);
@@ -174,7 +176,8 @@ fn cut_everywhere<T: Driver, D: Deframer + Copy>(
 
 /// A frame that declares more than the bound is `FrameTooLarge` from its length prefix alone,
 /// before anything is allocated for it; one within the bound but cut short is
-/// `UnexpectedEof`, and the memory held is at most about twice the bytes received, whatever
+/// `UnexpectedEof` (for a reader that waits for the rest, [`Driver::CUT_FRAME_WAITS`], the end
+/// of what is there), and the memory held is at most about twice the bytes received, whatever
 /// the header claimed. The reader stays at the frame.
 pub fn hostile_lengths<T: Driver>() {
     assert_installed();
@@ -198,15 +201,23 @@ pub fn hostile_lengths<T: Driver>() {
             .with_max_frame_len(Some(bound as usize));
         // Opened first: a driver may copy the input or allocate its source's buffer.
         let mut r = T::open(&input, DefaultDeframer);
-        let (err, stats) = measure_exact(|| r.read_message().unwrap_err());
+        let (err, stats) = measure_exact(|| r.read_message().err());
         let present = 4 + received as u64;
-        let initial = capacity.unwrap_or(0) as u64;
+        // A reader with I/O whose capacity is not set (the `Follower`) starts with its default
+        // buffer at most; one without I/O allocates none.
+        let default = if T::HAS_IO {
+            flatstream_core::ReadBuffer::<DefaultDeframer>::DEFAULT_CAPACITY
+        } else {
+            0
+        };
+        let initial = capacity.unwrap_or(default) as u64;
+        let limit = initial.max(2 * present);
         match err {
-            Error::FrameTooLarge {
+            Some(Error::FrameTooLarge {
                 offset: 0,
                 len,
                 max,
-            } => {
+            }) => {
                 assert!(claim > bound, "{what}");
                 assert_eq!((len, max), (u64::from(claim), u64::from(bound)), "{what}");
                 // At most the reader's first buffer, needed to read the length prefix at all.
@@ -215,20 +226,22 @@ pub fn hostile_lengths<T: Driver>() {
                     "{what}: {stats:?}"
                 );
             }
-            Error::UnexpectedEof {
+            Some(Error::UnexpectedEof {
                 offset: 0,
                 needed,
                 present: p,
-            } => {
-                assert!(claim <= bound, "{what}");
+            }) => {
+                assert!(claim <= bound && !T::CUT_FRAME_WAITS, "{what}");
                 assert_eq!((needed, p), (4 + u64::from(claim), present), "{what}");
-                let limit = initial.max(2 * present);
+                assert!(stats.largest <= limit, "{what}: {stats:?} > {limit}");
+            }
+            // Waiting for the rest of a frame within the bound, holding what came.
+            None => {
+                assert!(claim <= bound && T::CUT_FRAME_WAITS, "{what}");
                 assert!(stats.largest <= limit, "{what}: {stats:?} > {limit}");
             }
             other => panic!("{what}: {other:?}"),
         }
-        let again = r.read_message().unwrap_err();
-        assert_eq!(again.offset(), 0, "{what}: {again}");
         assert_eq!(r.position(), 0, "{what}");
     }
 
@@ -305,7 +318,8 @@ pub fn content_errors_skip_the_frame<T: Driver>() {
 }
 
 /// A frame whose checksum does not match is never handed out: the error names it, and the
-/// reader stays at it, so asking again gives the same error.
+/// reader stays at it. (What asking again gives:
+/// [`after_a_framing_error`](super::after_a_framing_error).)
 pub fn checksum_mismatch_stays_at_the_frame<T: Driver>() {
     let msgs = sample();
     let (framer, deframer) = summed();
@@ -328,14 +342,12 @@ pub fn checksum_mismatch_stays_at_the_frame<T: Driver>() {
             let (got, error) = read_to_end(&mut *r);
             assert_eq!(got, msgs[..frame], "{what}");
             mismatch(error);
-            mismatch(r.read_message().err());
             assert_eq!(r.position(), starts[frame], "{what}");
 
             let mut r = T::open(&input, deframer);
             let (got, error) = process_to_end(&mut *r);
             assert_eq!(got, msgs[..frame], "{what}");
             mismatch(error);
-            mismatch(r.process_all(&mut |_| panic!("{what}: handed out")).err());
         }
     }
 }
@@ -398,7 +410,8 @@ pub fn callback_errors_carry_the_frame_offset<T: Driver>() {
 /// Over damaged bytes (every cut of a stream whose last frame claims more than the bound, and
 /// a checksummed stream with a bit flipped in each byte), a `read_message` loop and
 /// `process_all` give what the slice iterator `Frames` gives: the same payloads, the same
-/// error, the same position after it.
+/// error, the same position after it; a reader that waits for the rest of a frame cut short
+/// ([`Driver::CUT_FRAME_WAITS`]) ends there instead of its `UnexpectedEof`.
 pub fn agrees_with_frames<T: Driver>() {
     let msgs = sample();
     let mut bytes = stream(&msgs);
@@ -427,6 +440,7 @@ fn same_as_frames<T: Driver, D: Deframer + Copy>(data: &[u8], deframer: D, max: 
     for item in it.by_ref() {
         match item {
             Ok(p) => expected.0.push(p.to_vec()),
+            Err(Error::UnexpectedEof { .. }) if T::CUT_FRAME_WAITS => {}
             Err(e) => expected.1 = Some(e.to_string()),
         }
     }

@@ -31,12 +31,22 @@
 //!
 //! The hostile-length case measures allocations: the test binary must install
 //! [`CountingAlloc`](crate::alloc::CountingAlloc) as its global allocator.
+//!
+//! Not every reader is a `MessageReader`: iterators are read by a loop, `ParallelFrames` in one
+//! call, `Salvage` and `Recover` report what they found. The points of the contract that every
+//! reader keeps, each kind in its own way, are functions over a list of [`Reading`]s, one
+//! function per point and one test each: [`after_a_framing_error`] (the one test of what follows
+//! a framing error, for all readers), [`payloads_equal_what_was_written`],
+//! [`a_rejected_frame_is_skipped`] and [`a_hostile_length_is_rejected_before_allocating`]. A
+//! driver is one [`Reading`] ([`Reading::driver`]).
 
 mod cases;
 mod io;
+mod readings;
 
 pub use cases::*;
 pub use io::*;
+pub use readings::*;
 
 use crate::checksums::Fletcher32;
 use crate::faults::Faults;
@@ -66,6 +76,22 @@ impl<M: MessageReader> Subject for M {
     }
     fn position(&self) -> u64 {
         MessageReader::position(self)
+    }
+}
+
+/// `process_all` as [`MessageReader`]'s provided loop runs it, for a subject without a loop
+/// of its own: `read_message` per frame, a callback error stamped with the frame's offset.
+pub fn process_each<S: Subject + ?Sized>(subject: &mut S, f: Callback<'_>) -> Result<()> {
+    loop {
+        let at = subject.position();
+        let Some(payload) = subject.read_message()? else {
+            return Ok(());
+        };
+        match f(payload) {
+            Ok(flow) if flow.is_break() => return Ok(()),
+            Ok(_) => {}
+            Err(e) => return Err(e.at_frame(at)),
+        }
     }
 }
 
@@ -122,6 +148,12 @@ pub trait Driver {
     /// The smallest buffer capacity the reader (or its source) takes, if it has one to set
     /// ([`Input::capacity`]).
     const MIN_CAPACITY: Option<usize>;
+    /// Whether the reader waits for the rest of a frame cut short by the end of the data (the
+    /// `Follower`: the writer may not have written it all yet) instead of reporting
+    /// [`Error::UnexpectedEof`](flatstream_core::Error::UnexpectedEof): its read ends there as
+    /// at a frame boundary, at the frame's start. The cases of truncation and hostile lengths
+    /// assert that instead.
+    const CUT_FRAME_WAITS: bool = false;
 
     /// A reader of `input` with `deframer`, its bound, capacity and faults as `input` says.
     fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a>;
@@ -158,6 +190,27 @@ macro_rules! reader_contract {
         #[test]
         fn $case() {
             $crate::contract::$case::<$driver>();
+        }
+    )*};
+}
+
+/// Writes one `#[test]` per point of the contract that every reader keeps
+/// ([`after_a_framing_error`] and the others over a list of [`Reading`]s), each over the list
+/// `$readings` evaluates to: `readings_contract!(readings())`.
+#[macro_export]
+macro_rules! readings_contract {
+    ($readings:expr) => {
+        $crate::readings_contract!(@tests $readings;
+            after_a_framing_error,
+            payloads_equal_what_was_written,
+            a_rejected_frame_is_skipped,
+            a_hostile_length_is_rejected_before_allocating,
+        );
+    };
+    (@tests $readings:expr; $($point:ident,)*) => {$(
+        #[test]
+        fn $point() {
+            $crate::contract::$point(&$readings);
         }
     )*};
 }

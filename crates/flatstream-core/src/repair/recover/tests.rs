@@ -192,13 +192,20 @@ fn every_cut_is_a_torn_tail_at_the_torn_frame() {
     sweep(DefaultFramer, DefaultDeframer);
 }
 
-#[test]
-fn frames_after_a_length_that_runs_past_the_end_make_it_damage() {
+/// Four checksummed frames, the second's length damaged to run past the end (its top byte set
+/// to 0x7f), and where each frame starts.
+fn a_damaged_length() -> (Vec<u8>, Vec<usize>) {
     let (mut bytes, bounds) = stream(
         ChecksumFramer::new(Sum32),
         &[b"first", b"second", b"third", b"fourth"],
     );
     bytes[bounds[1] + 3] = 0x7f;
+    (bytes, bounds)
+}
+
+#[test]
+fn frames_after_a_length_that_runs_past_the_end_make_it_damage() {
+    let (bytes, bounds) = a_damaged_length();
     let r = Recover::new(ChecksumDeframer::new(Sum32)).scan(&bytes);
     assert_eq!((r.frames, r.valid_len), (1, bounds[1] as u64));
     let needed = 8 + 6 + (0x7f << 24);
@@ -278,11 +285,7 @@ mod files {
 
     #[test]
     fn repair_refuses_a_damaged_length_and_leaves_the_file_as_it_is() {
-        let (mut bytes, bounds) = stream(
-            ChecksumFramer::new(Sum32),
-            &[b"first", b"second", b"third", b"fourth"],
-        );
-        bytes[bounds[1] + 3] = 0x7f;
+        let (bytes, bounds) = super::a_damaged_length();
         let d = ChecksumDeframer::new(Sum32);
         for policy in [RepairPolicy::TornTail, RepairPolicy::AssumeTornTail] {
             let (result, after) = repair("damaged", &bytes, d, policy);

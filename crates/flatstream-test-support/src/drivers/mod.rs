@@ -14,6 +14,12 @@
 //! | [`ConfigReader`] | `StreamReader` from a `FrameConfig` | as [`Copying`] | yes | from 16 |
 //! | [`ConfigFrames`] | `Frames` from a `FrameConfig` | `&[u8]` | no | |
 //! | [`ReadBufferLoop`] | `ReadBuffer` driven by hand | as [`Copying`] | yes | from 16 |
+//! | [`SplitWhole`] | `SplitFrames` over `0..len` | `&[u8]` | no | |
+//! | [`MappedFrames`] | `Frames` | a `MappedFile` | no | |
+//! | [`BytesFramesDriver`] | `BytesFrames` | `bytes::Bytes` | no | |
+//! | [`FollowerDriver`] | `Follower` (waits for a frame cut short) | as [`Copying`] | yes | |
+//!
+//! With the feature `tokio`, [`tokio`](mod@tokio) drives the async reader and the codec.
 
 use crate::Opaque;
 use crate::contract::{Driver, Input, Subject};
@@ -38,7 +44,7 @@ macro_rules! bounded {
 
 /// The input's bytes behind a `Read` that the readers copy from: as they are, or through the
 /// input's faults.
-fn source(input: &Input) -> Box<dyn Read + '_> {
+pub fn source(input: &Input) -> Box<dyn Read + Send + '_> {
     let bytes = &input.bytes[..];
     match &input.faults {
         None => Box::new(Opaque(bytes)),
@@ -47,12 +53,14 @@ fn source(input: &Input) -> Box<dyn Read + '_> {
 }
 
 /// A driver: its name, whether it does I/O, the smallest capacity it takes, and the reader
-/// `$reader` it makes from `$input` and `$deframer`.
+/// `$reader` it makes from `$input` and `$deframer`, given the input's bound; or, after
+/// `subject`, the [`Subject`] it opens as it is (it applies the bound itself).
 macro_rules! driver {
     (
         $(#[$doc:meta])*
-        $name:ident: $what:literal, io: $io:literal, min_capacity: $min:expr,
-        |$input:ident, $deframer:ident| $reader:expr
+        $name:ident: $what:literal, io: $io:literal, min_capacity: $min:expr
+        $(, cut_frame_waits: $waits:literal)?,
+        |$input:ident, $deframer:ident| subject $subject:expr
     ) => {
         $(#[$doc])*
         pub struct $name;
@@ -61,16 +69,37 @@ macro_rules! driver {
             const NAME: &'static str = $what;
             const HAS_IO: bool = $io;
             const MIN_CAPACITY: Option<usize> = $min;
+            $(const CUT_FRAME_WAITS: bool = $waits;)?
 
             fn open<'a, D>($input: &'a Input, $deframer: D) -> Box<dyn Subject + 'a>
             where
                 D: Deframer + 'a,
             {
-                Box::new(bounded!($reader, $input))
+                Box::new($subject)
             }
         }
     };
+    (
+        $(#[$doc:meta])*
+        $name:ident: $what:literal, io: $io:literal, min_capacity: $min:expr,
+        |$input:ident, $deframer:ident| $reader:expr
+    ) => {
+        driver! {
+            $(#[$doc])*
+            $name: $what, io: $io, min_capacity: $min,
+            |$input, $deframer| subject bounded!($reader, $input)
+        }
+    };
 }
+
+// After the macro, which they use.
+mod situational;
+#[cfg(feature = "tokio")]
+pub mod tokio;
+
+pub use situational::{
+    BytesFramesDriver, FollowerDriver, FollowerSubject, MappedFrames, SplitWhole, mapped,
+};
 
 driver! {
     /// `StreamReader` copying through its buffer, from [`Opaque`] bytes or a [`FaultySource`].
@@ -167,36 +196,25 @@ pub fn config<D: Deframer>(input: &Input, deframer: D) -> FrameConfig<DefaultFra
     config
 }
 
-/// `StreamReader` built by [`FrameConfig::reader`], copying from [`Opaque`] bytes or a
-/// [`FaultySource`].
-pub struct ConfigReader;
-
-impl Driver for ConfigReader {
-    const NAME: &'static str = "FrameConfig::reader, copying";
-    const HAS_IO: bool = true;
-    const MIN_CAPACITY: Option<usize> = Some(16);
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        Box::new(config(input, deframer).reader(source(input)))
-    }
+driver! {
+    /// `StreamReader` built by [`FrameConfig::reader`], copying from [`Opaque`] bytes or a
+    /// [`FaultySource`].
+    ConfigReader: "FrameConfig::reader, copying", io: true, min_capacity: Some(16),
+    |input, d| subject config(input, d).reader(source(input))
 }
 
-/// `Frames` built by [`FrameConfig::frames`].
-pub struct ConfigFrames;
-
-impl Driver for ConfigFrames {
-    const NAME: &'static str = "FrameConfig::frames";
-    const HAS_IO: bool = false;
-    const MIN_CAPACITY: Option<usize> = None;
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        Box::new(config(input, deframer).frames(&input.bytes))
-    }
+driver! {
+    /// `Frames` built by [`FrameConfig::frames`].
+    ConfigFrames: "FrameConfig::frames", io: false, min_capacity: None,
+    |input, d| subject config(input, d).frames(&input.bytes)
 }
 
-/// [`ReadBuffer`] driven by hand as its documentation shows, over [`Opaque`] bytes or a
-/// [`FaultySource`]: the sans-I/O buffer itself under the contract.
-pub struct ReadBufferLoop;
+driver! {
+    /// [`ReadBuffer`] driven by hand as its documentation shows, over [`Opaque`] bytes or a
+    /// [`FaultySource`]: the sans-I/O buffer itself under the contract.
+    ReadBufferLoop: "ReadBuffer, driven by hand", io: true, min_capacity: Some(16),
+    |input, d| subject BufferLoop::new(input, d)
+}
 
 /// The reader [`ReadBufferLoop`] opens.
 struct BufferLoop<'a, D> {
@@ -204,7 +222,22 @@ struct BufferLoop<'a, D> {
     buffer: ReadBuffer<D>,
 }
 
-impl<D: Deframer> BufferLoop<'_, D> {
+impl<'a, D: Deframer> BufferLoop<'a, D> {
+    /// A buffer of the input's capacity and bound, fed from its source.
+    fn new(input: &'a Input, deframer: D) -> Self {
+        let mut buffer = ReadBuffer::new(deframer);
+        if let Some(max) = input.max_frame_len {
+            buffer.set_max_frame_len(max);
+        }
+        if let Some(capacity) = input.capacity {
+            buffer = buffer.with_capacity(capacity);
+        }
+        BufferLoop {
+            source: source(input),
+            buffer,
+        }
+    }
+
     fn next(&mut self) -> flatstream_core::Result<Option<std::ops::Range<usize>>> {
         loop {
             if let Next::Frame(payload) = self.buffer.next_frame()? {
@@ -241,25 +274,5 @@ impl<D: Deframer> Subject for BufferLoop<'_, D> {
     }
     fn position(&self) -> u64 {
         self.buffer.position()
-    }
-}
-
-impl Driver for ReadBufferLoop {
-    const NAME: &'static str = "ReadBuffer, driven by hand";
-    const HAS_IO: bool = true;
-    const MIN_CAPACITY: Option<usize> = Some(16);
-
-    fn open<'a, D: Deframer + 'a>(input: &'a Input, deframer: D) -> Box<dyn Subject + 'a> {
-        let mut buffer = ReadBuffer::new(deframer);
-        if let Some(max) = input.max_frame_len {
-            buffer.set_max_frame_len(max);
-        }
-        if let Some(capacity) = input.capacity {
-            buffer = buffer.with_capacity(capacity);
-        }
-        Box::new(BufferLoop {
-            source: source(input),
-            buffer,
-        })
     }
 }
