@@ -80,16 +80,10 @@ impl ShrinkAfter {
             streak: 0,
         }
     }
-}
 
-impl ReclaimPolicy for ShrinkAfter {
+    /// Records a message of `len` bytes; returns whether to shrink now.
     #[inline]
-    fn baseline(&self) -> usize {
-        self.baseline
-    }
-
-    #[inline]
-    fn after_message(&mut self, len: usize) -> bool {
+    fn shrink_now(&mut self, len: usize) -> bool {
         if len > self.baseline {
             self.grown = true;
             self.streak = 0;
@@ -133,19 +127,33 @@ impl ShrinkAbove {
             threshold,
         }
     }
-}
 
-impl ReclaimPolicy for ShrinkAbove {
+    /// Whether the message of `len` bytes was over the threshold.
     #[inline]
-    fn baseline(&self) -> usize {
-        self.baseline
-    }
-
-    #[inline]
-    fn after_message(&mut self, len: usize) -> bool {
+    fn shrink_now(&mut self, len: usize) -> bool {
         len > self.threshold
     }
 }
+
+/// Implements [`ReclaimPolicy`] for policies that shrink back to their `baseline` field and
+/// decide with their inherent `shrink_now`.
+macro_rules! shrink_to_baseline {
+    ($($policy:ident),*) => {$(
+        impl ReclaimPolicy for $policy {
+            #[inline]
+            fn baseline(&self) -> usize {
+                self.baseline
+            }
+
+            #[inline]
+            fn after_message(&mut self, len: usize) -> bool {
+                self.shrink_now(len)
+            }
+        }
+    )*};
+}
+
+shrink_to_baseline!(ShrinkAfter, ShrinkAbove);
 
 #[cfg(test)]
 mod tests {

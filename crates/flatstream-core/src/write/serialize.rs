@@ -47,16 +47,6 @@ pub trait StreamSerialize {
     ) -> Result<()>;
 }
 
-impl<T: StreamSerialize + ?Sized> StreamSerialize for &T {
-    #[inline]
-    fn serialize<A: Allocator + 'static>(
-        &self,
-        builder: &mut FlatBufferBuilder<'_, A>,
-    ) -> Result<()> {
-        (**self).serialize(builder)
-    }
-}
-
 /// A string is written as a FlatBuffer whose root is the string.
 impl StreamSerialize for str {
     #[inline]
@@ -70,15 +60,26 @@ impl StreamSerialize for str {
     }
 }
 
-/// A string is written as a FlatBuffer whose root is the string.
-impl StreamSerialize for String {
-    #[inline]
-    fn serialize<A: Allocator + 'static>(
-        &self,
-        builder: &mut FlatBufferBuilder<'_, A>,
-    ) -> Result<()> {
-        self.as_str().serialize(builder)
-    }
+/// Implements [`StreamSerialize`] for types that serialize as what they dereference to.
+macro_rules! serialize_through_deref {
+    ($($(#[$attr:meta])* [$($generics:tt)*] $ty:ty;)*) => {$(
+        $(#[$attr])*
+        impl<$($generics)*> StreamSerialize for $ty {
+            #[inline]
+            fn serialize<A: Allocator + 'static>(
+                &self,
+                builder: &mut FlatBufferBuilder<'_, A>,
+            ) -> Result<()> {
+                (**self).serialize(builder)
+            }
+        }
+    )*};
+}
+
+serialize_through_deref! {
+    [T: StreamSerialize + ?Sized] &T;
+    /// A string is written as a FlatBuffer whose root is the string.
+    [] String;
 }
 
 #[cfg(test)]
