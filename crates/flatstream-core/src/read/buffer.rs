@@ -228,6 +228,11 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
         self.decoder.set_max_frame_len(max);
     }
 
+    /// The deframer.
+    pub fn deframer(&self) -> &D {
+        self.decoder.deframer()
+    }
+
     /// Sets the stream offset of the next byte committed; for a buffer that holds nothing yet,
     /// whose source starts at a frame of a longer stream.
     pub fn set_position(&mut self, offset: u64) {

@@ -108,15 +108,12 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
         }
     }
 
-    /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
-    /// declaring more is rejected with [`Error::FrameTooLarge`] before any of it is copied.
-    ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.spill.set_max_frame_len(max);
-        self
-    }
+    crate::read::decoder_accessors!(
+        D,
+        spill,
+        "",
+        "A frame declaring more is rejected with [`Error::FrameTooLarge`](crate::Error::FrameTooLarge) before any of it is copied."
+    );
 
     /// Reads the next frame and returns its payload, borrowed from the source's buffer (or,
     /// for a frame that straddled refills, from the reader's).
@@ -195,11 +192,6 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     pub fn shrink_to(&mut self, capacity: usize) {
         self.settle();
         self.spill.shrink_to(capacity);
-    }
-
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.spill.decoder().deframer()
     }
 
     /// The source. Its buffer may still start with the last payload handed out (see the

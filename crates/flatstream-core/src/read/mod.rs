@@ -145,14 +145,17 @@ impl<M: MessageReader + ?Sized> MessageReader for &mut M {
     }
 }
 
-/// `with_max_frame_len` and `deframer` for a reader of bytes in memory, invoked inside its
-/// `impl` block with the name of its deframer parameter and of the field that holds its
-/// decoder (or the [`Frames`](crate::Frames) it reads through): both delegate there.
+/// `with_max_frame_len` and `deframer` for a reader, invoked inside its `impl` block with the
+/// name of its deframer parameter and of the field that holds its decoder (or the
+/// [`Frames`](crate::Frames) or [`ReadBuffer`](crate::ReadBuffer) it reads through): both
+/// delegate there. Doc lines given after them are added to `with_max_frame_len`'s, to say when
+/// that reader rejects a frame over the bound.
 macro_rules! decoder_accessors {
-    ($d:ident, $field:ident) => {
+    ($d:ident, $field:ident $(, $doc:literal)*) => {
         /// Sets the largest payload accepted (default
         /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB), as
         /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
+        $(#[doc = $doc])*
         pub fn with_max_frame_len(mut self, max: usize) -> Self {
             self.$field.set_max_frame_len(max);
             self

@@ -122,15 +122,12 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> StreamReader<R, D, P> {
         }
     }
 
-    /// Sets the largest payload accepted (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). A frame
-    /// declaring more is rejected with [`Error::FrameTooLarge`](crate::Error::FrameTooLarge) before any of it is buffered.
-    ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.buffer.set_max_frame_len(max);
-        self
-    }
+    crate::read::decoder_accessors!(
+        D,
+        buffer,
+        "",
+        "A frame declaring more is rejected with [`Error::FrameTooLarge`](crate::Error::FrameTooLarge) before any of it is buffered."
+    );
 
     /// Reads the next frame and returns its payload, borrowed from the reader's buffer (or,
     /// in place, from the source's bytes).
@@ -187,11 +184,6 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> StreamReader<R, D, P> {
     /// borrowed from the reader, so none can be alive while this runs.
     pub fn shrink_to(&mut self, capacity: usize) {
         self.buffer.shrink_to(capacity);
-    }
-
-    /// The deframer.
-    pub fn deframer(&self) -> &D {
-        self.buffer.decoder().deframer()
     }
 
     /// The source.
