@@ -175,16 +175,20 @@ pub(crate) struct FixedListCol {
     pub(crate) rows: usize,
 }
 
-/// A struct, inline: its fields at their offsets in it.
+/// A struct or a table, as an Arrow struct: its (projected) fields, where each is read (`L`:
+/// [`StructCol`], [`TableCol`]) and the column of each.
 #[derive(Debug)]
-pub(crate) struct StructCol {
+pub(crate) struct Composite<L> {
     pub(crate) fields: Fields,
-    pub(crate) offsets: Vec<usize>,
+    pub(crate) places: Vec<L>,
     pub(crate) children: Vec<Col>,
     pub(crate) nulls: NullBufferBuilder,
     pub(crate) nullable: bool,
     pub(crate) rows: usize,
 }
+
+/// A struct, inline: its fields at their offsets in it.
+pub(crate) type StructCol = Composite<usize>;
 
 /// Where a table keeps a field's value.
 #[derive(Debug, Clone, Copy)]
@@ -196,15 +200,7 @@ pub(crate) enum Slot {
 }
 
 /// A table: its (projected) fields, each read from its vtable slot.
-#[derive(Debug)]
-pub(crate) struct TableCol {
-    pub(crate) fields: Fields,
-    pub(crate) slots: Vec<Slot>,
-    pub(crate) children: Vec<Col>,
-    pub(crate) nulls: NullBufferBuilder,
-    pub(crate) nullable: bool,
-    pub(crate) rows: usize,
-}
+pub(crate) type TableCol = Composite<Slot>;
 
 /// A union, as a struct of its tag and one nullable member per variant.
 #[derive(Debug)]
@@ -336,7 +332,7 @@ impl Col {
                 c.rows += 1;
             }
             Col::Struct(c) => {
-                for (child, offset) in c.children.iter_mut().zip(&c.offsets) {
+                for (child, offset) in c.children.iter_mut().zip(&c.places) {
                     child.append(buf, at.map(|at| at + offset))?;
                 }
                 c.nulls.append(at.is_some() || !c.nullable);
@@ -388,16 +384,7 @@ impl Col {
                     None,
                 )?)
             }
-            Col::Struct(c) => {
-                let children = finish_all(&mut c.children)?;
-                let rows = std::mem::take(&mut c.rows);
-                Arc::new(StructArray::try_new_with_length(
-                    c.fields.clone(),
-                    children,
-                    c.nulls.finish(),
-                    rows,
-                )?)
-            }
+            Col::Struct(c) => Arc::new(c.finish()?),
             Col::Table(c) => Arc::new(c.finish()?),
             Col::Union(c) => {
                 let mut children = vec![c.tag.finish()?];
@@ -471,11 +458,33 @@ fn finish_all(cols: &mut [Col]) -> Result<Vec<ArrayRef>, ArrowError> {
     cols.iter_mut().map(Col::finish).collect()
 }
 
+impl<L> Composite<L> {
+    /// Fields read at `places` into `children`, no rows yet; `nullable`: whether an absent one
+    /// is null (or its fields at their defaults).
+    pub(crate) fn new(fields: Fields, places: Vec<L>, children: Vec<Col>, nullable: bool) -> Self {
+        Composite {
+            fields,
+            places,
+            children,
+            nulls: NullBufferBuilder::new(0),
+            nullable,
+            rows: 0,
+        }
+    }
+
+    /// The struct of the rows appended since the last `finish`.
+    fn finish(&mut self) -> Result<StructArray, ArrowError> {
+        let children = finish_all(&mut self.children)?;
+        let rows = std::mem::take(&mut self.rows);
+        StructArray::try_new_with_length(self.fields.clone(), children, self.nulls.finish(), rows)
+    }
+}
+
 impl TableCol {
     /// Appends the table at `loc` (where its vtable offset is).
     pub(crate) fn append_at(&mut self, buf: &[u8], loc: usize) -> ReadResult {
         let vtable = read::vtable(buf, loc)?;
-        for (child, slot) in self.children.iter_mut().zip(&self.slots) {
+        for (child, slot) in self.children.iter_mut().zip(&self.places) {
             match (child, *slot) {
                 (Col::Union(u), Slot::Union { tag, value }) => {
                     let tag = match read::field(buf, loc, vtable, tag)? {
@@ -511,12 +520,6 @@ impl TableCol {
         self.rows = 0;
         self.nulls.finish();
         finish_all(&mut self.children)
-    }
-
-    fn finish(&mut self) -> Result<StructArray, ArrowError> {
-        let children = finish_all(&mut self.children)?;
-        let rows = std::mem::take(&mut self.rows);
-        StructArray::try_new_with_length(self.fields.clone(), children, self.nulls.finish(), rows)
     }
 }
 

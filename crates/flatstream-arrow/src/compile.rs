@@ -156,14 +156,12 @@ impl<'s> Compiler<'s> {
             slots.push(slot);
             children.push(col);
         }
-        Ok(TableCol {
-            fields: Fields::from(arrow),
+        Ok(TableCol::new(
+            Fields::from(arrow),
             slots,
             children,
-            nulls: NullBufferBuilder::new(0),
             nullable,
-            rows: 0,
-        })
+        ))
     }
 
     /// Strings, vectors, tables and structs (their values are never defaults).
@@ -302,14 +300,12 @@ impl<'s> Compiler<'s> {
             offsets.push(usize::from(field.offset()));
             children.push(col);
         }
-        Ok(StructCol {
-            fields: Fields::from(arrow),
+        Ok(StructCol::new(
+            Fields::from(arrow),
             offsets,
             children,
-            nulls: NullBufferBuilder::new(0),
             nullable,
-            rows: 0,
-        })
+        ))
     }
 
     fn union(&mut self, ty: Type<'_>, path: &str) -> Result<Col> {

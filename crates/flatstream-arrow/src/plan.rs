@@ -10,7 +10,6 @@ use crate::verify::FrameVerifier;
 use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::types::UInt64Type;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
 use std::sync::Arc;
 
@@ -196,14 +195,7 @@ impl Plan {
             .then(PrimitiveBuilder::new);
         Converter {
             plan: self.clone(),
-            root: TableCol {
-                fields: Fields::empty(),
-                slots,
-                children,
-                nulls: NullBufferBuilder::new(0),
-                nullable: false,
-                rows: 0,
-            },
+            root: TableCol::new(Fields::empty(), slots, children, false),
             order,
             offsets,
             rows: 0,
