@@ -338,12 +338,6 @@ impl<S: ByteSource> RangeReader<S> {
         &self.src
     }
 
-    /// The byte range asked for, clamped to the file.
-    #[cfg(test)]
-    pub(crate) fn range(&self) -> Range<u64> {
-        self.start..self.end
-    }
-
     fn frame_error(&self, source: flatstream_core::Error) -> Error {
         Error::Frame {
             path: self.src.name().to_owned(),

@@ -242,9 +242,10 @@ fn case() -> impl Strategy<Value = (ChecksumKind, Vec<u8>, Vec<u64>)> {
         .prop_flat_map(|(kind, payloads, damage, at, bit)| {
             let mut bytes = stream(kind, &payloads);
             if !bytes.is_empty() {
+                let at = at.index(bytes.len());
                 match damage % 8 {
-                    0 => bytes[at.index(bytes.len())] ^= 1 << (bit % 8),
-                    1 => bytes.truncate(at.index(bytes.len())),
+                    0 => bytes[at] ^= 1 << (bit % 8),
+                    1 => bytes.truncate(at),
                     _ => {}
                 }
             }
