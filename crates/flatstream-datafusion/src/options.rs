@@ -54,9 +54,10 @@ impl ConfigExtension for FlatstreamOptions {
 impl FlatstreamOptions {
     /// The defaults, with the schema at `path`.
     pub fn with_schema(path: impl Into<String>) -> Self {
-        let mut options = Self::default();
-        options.schema = Some(path.into());
-        options
+        FlatstreamOptions {
+            schema: Some(path.into()),
+            ..Self::default()
+        }
     }
 
     /// Sets the table the frames hold; see [`root_type`](Self::root_type).

@@ -219,7 +219,7 @@ impl<S: ByteSource> RangeReader<S> {
         let mut window = self.sizes.window.max(1);
         let mut bytes = BytesMut::from(&self.src.read(base..len.min(cut + window)).await?[..]);
         loop {
-            let split = SplitFrames::new(&bytes, 1..bytes.len(), self.decoder.deframer().clone())
+            let split = SplitFrames::new(&bytes, 1..bytes.len(), *self.decoder.deframer())
                 .map_err(|source| self.frame_error(source))?;
             if let Some(at) = split.with_max_frame_len(self.max_frame_len).sync() {
                 return Ok((base + at, Some((base, bytes.freeze()))));

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::array::{AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Float64Type, Int64Type, UInt64Type};
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// examples/telemetry.bfbs.
-pub fn telemetry_schema() -> String {
+pub(crate) fn telemetry_schema() -> String {
     concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/telemetry.bfbs").to_owned()
 }
 
 /// The readings `from..to` ([`Reading::nth`]) framed with `kind`.
-pub fn telemetry(kind: ChecksumKind, readings: std::ops::Range<u64>) -> Vec<u8> {
+pub(crate) fn telemetry(kind: ChecksumKind, readings: std::ops::Range<u64>) -> Vec<u8> {
     let mut w = StreamWriter::new(
         Vec::new(),
         ChecksumFramer::new(AnyChecksum::new(kind).unwrap()),
@@ -33,7 +33,7 @@ pub fn telemetry(kind: ChecksumKind, readings: std::ops::Range<u64>) -> Vec<u8> 
 
 /// A session with `partitions` target partitions that splits files of more than `min_size`
 /// bytes, with the format registered.
-pub fn session(partitions: usize, min_size: usize) -> SessionContext {
+pub(crate) fn session(partitions: usize, min_size: usize) -> SessionContext {
     let mut config = SessionConfig::new().with_target_partitions(partitions);
     config.options_mut().optimizer.repartition_file_min_size = min_size;
     let ctx = SessionContext::new_with_config(config);
@@ -42,17 +42,17 @@ pub fn session(partitions: usize, min_size: usize) -> SessionContext {
 }
 
 /// Writes `bytes` to `dir/name`.
-pub fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
+pub(crate) fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     path.to_str().unwrap().to_owned()
 }
 
 /// Per device: rows, and the sum of values.
-pub type Groups = BTreeMap<u64, (i64, f64)>;
+pub(crate) type Groups = BTreeMap<u64, (i64, f64)>;
 
 /// The groups of the readings `ranges`, computed in Rust.
-pub fn expected_groups(ranges: &[std::ops::Range<u64>]) -> Groups {
+pub(crate) fn expected_groups(ranges: &[std::ops::Range<u64>]) -> Groups {
     let mut groups = Groups::new();
     for r in ranges {
         for i in r.clone() {
@@ -67,7 +67,7 @@ pub fn expected_groups(ranges: &[std::ops::Range<u64>]) -> Groups {
 
 /// Runs `SELECT device_id, count(*), avg(value) FROM {table} GROUP BY device_id` and checks
 /// it against `expected`.
-pub async fn check_groups(ctx: &SessionContext, table: &str, expected: &Groups) {
+pub(crate) async fn check_groups(ctx: &SessionContext, table: &str, expected: &Groups) {
     let sql = format!(
         "SELECT device_id, count(*) AS n, avg(value) AS mean FROM {table} GROUP BY device_id \
          ORDER BY device_id"
@@ -95,7 +95,7 @@ pub async fn check_groups(ctx: &SessionContext, table: &str, expected: &Groups) 
 }
 
 /// The rows of a single-column `UInt64` result.
-pub fn u64s(batches: &[RecordBatch]) -> Vec<u64> {
+pub(crate) fn u64s(batches: &[RecordBatch]) -> Vec<u64> {
     batches
         .iter()
         .flat_map(|b| {
@@ -106,7 +106,7 @@ pub fn u64s(batches: &[RecordBatch]) -> Vec<u64> {
 }
 
 /// The flatstream error inside a DataFusion error, if there is one.
-pub fn flatstream_error(e: &DataFusionError) -> Option<&flatstream_datafusion::Error> {
+pub(crate) fn flatstream_error(e: &DataFusionError) -> Option<&flatstream_datafusion::Error> {
     match e.find_root() {
         DataFusionError::External(inner) => inner.downcast_ref(),
         _ => None,
