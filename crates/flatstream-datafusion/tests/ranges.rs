@@ -261,3 +261,55 @@ async fn a_limit_stops_reading_early() {
     assert_eq!(all[0].num_rows(), 1);
     assert!(read.load(Ordering::Relaxed) >= len);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cut_inside_a_stored_stream_fails_with_a_resynchronization_error() {
+    // Nearly all of the file is one frame whose payload carries a whole stream of the same
+    // framing: the cut in the middle resynchronizes inside it, and the first range's chain
+    // steps over that point.
+    let kind = ChecksumKind::Crc32;
+    let inner: Vec<u64> = (0..300).collect();
+    let rows = vec![(1, inner), (2, Vec::new())];
+    let bytes = nested_stream(kind, &rows);
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "stored.fstream", &bytes);
+    let mut options = FlatstreamOptions::with_schema(telemetry_schema());
+    options.offset_column = true;
+
+    let ctx = session(2, 1);
+    ctx.register_flatstream("t", &path, options.clone())
+        .await
+        .unwrap();
+    let err = ctx
+        .sql("SELECT _offset FROM t")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err();
+    let Some(Error::Resync {
+        start, boundary, ..
+    }) = flatstream_error(&err)
+    else {
+        panic!("{err}");
+    };
+    assert_eq!(*start, 0);
+    assert!(*boundary >= bytes.len() as u64 / 2, "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("stored.fstream") && text.contains("repartition_file_scans"),
+        "{text}"
+    );
+
+    // Unsplit, the file reads: its two frames.
+    let ctx = session(1, 10 << 20);
+    ctx.register_flatstream("t", &path, options).await.unwrap();
+    let batches = ctx
+        .sql("SELECT _offset FROM t ORDER BY _offset")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
+    assert_eq!(u64s(&batches), sequential_offsets(kind, &bytes));
+}
