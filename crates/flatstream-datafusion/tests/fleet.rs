@@ -66,7 +66,7 @@ fn robot(i: u64) -> Vec<u8> {
         _ => {}
     }
     let pose = Pose::new(&Vec3::new(i as f32, 0.0, 0.0), 0, Color::Red);
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         args.pose = Some(&pose);
     }
     let root = Robot::create(&mut b, &args);
@@ -115,7 +115,7 @@ async fn nested_tables_and_unions_read_through_sql_in_byte_ranges() {
             }
         }
         let expected: Vec<(u64, i32)> = (0..ROBOTS)
-            .filter(|i| i % 3 == 0)
+            .filter(|i| i.is_multiple_of(3))
             .map(|i| (i, i as i32))
             .collect();
         assert_eq!(got, expected);
@@ -134,7 +134,7 @@ async fn nested_tables_and_unions_read_through_sql_in_byte_ranges() {
         let poses = b.column(0).as_primitive::<Int64Type>().value(0);
         let sum_x = b.column(1).as_primitive::<Float64Type>().value(0);
         let no_device = b.column(2).as_primitive::<Int64Type>().value(0);
-        let even: Vec<u64> = (0..ROBOTS).filter(|i| i % 2 == 0).collect();
+        let even: Vec<u64> = (0..ROBOTS).filter(|i| i.is_multiple_of(2)).collect();
         assert_eq!(poses, even.len() as i64);
         assert_eq!(sum_x, even.iter().sum::<u64>() as f64);
         assert_eq!(no_device, (0..ROBOTS).filter(|i| i % 3 == 2).count() as i64);
