@@ -217,7 +217,12 @@ impl<S: ByteSource> RangeReader<S> {
         // nothing before its start.
         let base = cut - 1;
         let mut window = self.sizes.window.max(1);
-        let mut bytes = BytesMut::from(&self.src.read(base..len.min(cut + window)).await?[..]);
+        let first = base..len.min(cut.saturating_add(window));
+        // The chain read so far often holds the window already (at the range's end).
+        let mut bytes = match self.held(first.clone()) {
+            Some(held) => BytesMut::from(held),
+            None => BytesMut::from(&self.src.read(first).await?[..]),
+        };
         loop {
             let split = SplitFrames::new(&bytes, 1..bytes.len(), *self.decoder.deframer())
                 .map_err(|source| self.frame_error(source))?;
@@ -235,6 +240,13 @@ impl<S: ByteSource> RangeReader<S> {
                 .await?;
             bytes.extend_from_slice(&more);
         }
+    }
+
+    /// The bytes `range` of the file, if the buffer holds them all.
+    fn held(&self, range: Range<u64>) -> Option<&[u8]> {
+        let from = usize::try_from(range.start.checked_sub(self.buf_start)?).ok()?;
+        let to = usize::try_from(range.end.checked_sub(self.buf_start)?).ok()?;
+        self.buf.get(from..to)
     }
 
     /// The next frame of the partition; `None` after its last.
