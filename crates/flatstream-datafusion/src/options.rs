@@ -358,3 +358,79 @@ impl<'a> Reader<'a> {
         self.take(len)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn telemetry() -> String {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/telemetry.bfbs").to_owned()
+    }
+
+    #[test]
+    fn a_spec_survives_its_bytes_and_refuses_other_bytes() {
+        let mut options = FlatstreamOptions::with_schema(telemetry())
+            .root_type("telemetry.Telemetry")
+            .checksum(ChecksumKind::Crc16);
+        options.offset_column = true;
+        options.skip_invalid = true;
+        options.max_frame_len = 4096;
+        options.enums = "integers".to_owned();
+        let spec = options.resolve().unwrap();
+        let bytes = spec.to_bytes();
+        let back = ScanSpec::from_bytes(&bytes).unwrap();
+        assert_eq!(back.options(), spec.options());
+        assert_eq!(back.schema_bytes(), spec.schema_bytes());
+        assert_eq!(back.plan().file_schema(), spec.plan().file_schema());
+        for cut in [0, 5, bytes.len() - 1] {
+            assert!(matches!(
+                ScanSpec::from_bytes(&bytes[..cut]),
+                Err(Error::Spec { .. })
+            ));
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            ScanSpec::from_bytes(&longer),
+            Err(Error::Spec { .. })
+        ));
+        // Detected framing and the schema's own root type travel as such.
+        let spec = FlatstreamOptions::with_schema(telemetry())
+            .resolve()
+            .unwrap();
+        let back = ScanSpec::from_bytes(&spec.to_bytes()).unwrap();
+        assert_eq!(back.options().checksum, None);
+        assert_eq!(back.options().root_type, None);
+    }
+
+    #[test]
+    fn table_options_override_with_any_prefix_and_bad_ones_are_named() {
+        let mut options = FlatstreamOptions::default();
+        let given: HashMap<String, String> = [
+            ("format.schema", "a.bfbs"),
+            ("flatstream.root_type", "ns.T"),
+            ("checksum", "crc32c"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        options.apply(&given).unwrap();
+        assert_eq!(options.schema.as_deref(), Some("a.bfbs"));
+        assert_eq!(options.root_type.as_deref(), Some("ns.T"));
+        assert_eq!(options.checksum, "crc32c");
+        let bad: HashMap<String, String> =
+            [("format.skip_invalid".to_owned(), "perhaps".to_owned())].into();
+        let err = options.apply(&bad).unwrap_err();
+        assert!(
+            err.to_string().starts_with("option format.skip_invalid: "),
+            "{err}"
+        );
+        assert!(matches!(
+            FlatstreamOptions::default().resolve(),
+            Err(Error::NoSchema)
+        ));
+        let mut unknown = FlatstreamOptions::with_schema(telemetry());
+        unknown.checksum = "md5".to_owned();
+        assert!(unknown.resolve().unwrap_err().to_string().contains("`md5`"));
+    }
+}
