@@ -107,6 +107,12 @@ pub(crate) enum Command {
     /// Build a stream from JSON lines through a schema: what cat --schema prints, packed back.
     #[command(after_help = PACK_HELP)]
     Pack(PackArgs),
+    /// Write the messages as a table: Parquet, an Arrow IPC file, CSV or JSON lines.
+    #[command(after_help = crate::export::EXPORT_HELP)]
+    Export(crate::export::ExportArgs),
+    /// Run SQL over streams: files and globs are tables (`SELECT … FROM 'logs/*.fstream'`).
+    #[command(after_help = crate::query::QUERY_HELP)]
+    Query(crate::query::QueryArgs),
 }
 
 /// The input's framing and the bound on frames (every command that reads a stream).
