@@ -110,7 +110,7 @@ pub(crate) enum Command {
     /// Write the messages as a table: Parquet, an Arrow IPC file, CSV or JSON lines.
     #[command(after_help = crate::export::EXPORT_HELP)]
     Export(crate::export::ExportArgs),
-    /// Run SQL over streams: files and globs are tables (`SELECT … FROM 'logs/*.fstream'`).
+    /// Run SQL over streams: files and globs are tables (`SELECT ... FROM 'logs/*.fstream'`).
     #[command(after_help = crate::query::QUERY_HELP)]
     Query(crate::query::QueryArgs),
 }

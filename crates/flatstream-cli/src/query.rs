@@ -78,10 +78,146 @@ pub(crate) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
 
 #[cfg(feature = "sql")]
 mod imp {
-    use super::QueryArgs;
+    use super::{QueryArgs, QueryFormat};
     use crate::failure::{Failure, Status};
+    use datafusion::arrow::array::RecordBatch;
+    use datafusion::arrow::datatypes::SchemaRef;
+    use datafusion::arrow::error::ArrowError;
+    use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
+    use datafusion::arrow::{csv, json};
+    use datafusion::error::DataFusionError;
+    use datafusion::prelude::SessionContext;
+    use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
+    use futures::StreamExt;
+    use std::io::{self, BufWriter, Write};
 
-    pub(super) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
-        Err(Failure::error("query is not written yet"))
+    pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
+        let mut options = FlatstreamOptions::with_schema(args.schema.to_string_lossy());
+        if let Some(root) = &args.root_type {
+            options = options.root_type(root.as_str());
+        }
+        if let Some(kind) = args.checksum {
+            options = options.checksum(kind);
+        }
+        if let Some(max) = args.max_frame_len {
+            options.max_frame_len = max;
+        }
+        options.skip_invalid = args.skip_invalid;
+        // The schema is loaded and the options checked before any SQL: their errors are the
+        // user's (status 2), named as the other commands name them.
+        options
+            .resolve()
+            .map_err(|e| Failure::error(schema_error(e, args)))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failure::io("the query's runtime", e))?;
+        runtime.block_on(query(args, options))
+    }
+
+    /// A schema error, naming the schema file (flatstream-datafusion names it when it cannot
+    /// read it).
+    fn schema_error(e: flatstream_datafusion::Error, args: &QueryArgs) -> String {
+        match e {
+            flatstream_datafusion::Error::ReadSchema { .. } => e.to_string(),
+            e => format!("{}: {e}", args.schema.display()),
+        }
+    }
+
+    async fn query(args: &QueryArgs, options: FlatstreamOptions) -> Result<Status, Failure> {
+        let ctx = SessionContext::new().enable_url_table();
+        ctx.set_flatstream_options(options).map_err(usage)?;
+        let frame = ctx.sql(&args.sql).await.map_err(usage)?;
+        let schema: SchemaRef = frame.schema().inner().clone();
+        if args.format == QueryFormat::Csv {
+            crate::export::check_flat(&schema)?;
+        }
+        let mut stream = frame.execute_stream().await.map_err(failure)?;
+        let stdout = io::stdout().lock();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout);
+        match args.format {
+            QueryFormat::Table => {
+                // A table's columns are as wide as their widest value: every row first.
+                let mut batches = Vec::new();
+                while let Some(batch) = stream.next().await {
+                    batches.push(batch.map_err(failure)?);
+                }
+                let table = pretty_format_batches_with_schema(schema, &batches)
+                    .map_err(|e| Failure::error(message_of(&e.to_string())))?;
+                writeln!(out, "{table}").map_err(Failure::stdout)?;
+            }
+            QueryFormat::Csv => {
+                let mut w = csv::WriterBuilder::new().with_header(true).build(&mut out);
+                // The header, even for no rows.
+                w.write(&RecordBatch::new_empty(schema))
+                    .map_err(write_error)?;
+                while let Some(batch) = stream.next().await {
+                    w.write(&batch.map_err(failure)?).map_err(write_error)?;
+                }
+            }
+            QueryFormat::Json => {
+                let mut w = json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, json::writer::LineDelimited>(&mut out);
+                while let Some(batch) = stream.next().await {
+                    w.write(&batch.map_err(failure)?).map_err(write_error)?;
+                }
+                w.finish().map_err(write_error)?;
+            }
+        }
+        out.flush().map_err(Failure::stdout)?;
+        Ok(Status::Ok)
+    }
+
+    /// An error of the SQL or of its plan: the user's (status 2), unless it is about the data.
+    fn usage(e: DataFusionError) -> Failure {
+        failure(e)
+    }
+
+    /// An error of the query: damaged data (status 1) if it is a frame's, the command's
+    /// (status 2) otherwise. One line, without DataFusion's prefixes.
+    fn failure(e: DataFusionError) -> Failure {
+        let root = e.find_root();
+        if let DataFusionError::External(inner) = root {
+            if let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>() {
+                use flatstream_datafusion::Error as E;
+                let text = message_of(&error.to_string());
+                return match error {
+                    E::Frame { .. } | E::Convert { .. } | E::Resync { .. } => {
+                        Failure::damaged(text)
+                    }
+                    _ => Failure::error(text),
+                };
+            }
+        }
+        let text = match root {
+            DataFusionError::SQL(e, _) => e.to_string(),
+            DataFusionError::ArrowError(e, _) => e.to_string(),
+            other => other.message().into_owned(),
+        };
+        Failure::error(message_of(&text))
+    }
+
+    fn write_error(e: ArrowError) -> Failure {
+        match e {
+            ArrowError::IoError(_, e) => Failure::stdout(e),
+            e => Failure::error(message_of(&e.to_string())),
+        }
+    }
+
+    /// A library's message as this tool writes messages: lowercase first letter, no trailing
+    /// period, no backtrace.
+    fn message_of(text: &str) -> String {
+        let text = text
+            .split(DataFusionError::BACK_TRACE_SEP)
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches('.');
+        let mut chars = text.chars();
+        match chars.next() {
+            Some(first) => first.to_lowercase().chain(chars).collect(),
+            None => String::new(),
+        }
     }
 }

@@ -190,12 +190,18 @@ fn fleet_reads_back_equal_to_flatstream_arrow_s_batches() {
         "--columns",
         "name,_offset",
     ]);
-    let lines: Vec<&str> = out.ok().stdout.lines().collect();
-    assert_eq!(lines[0], "name,_offset");
-    assert_eq!(lines.len(), robots.len() + 1);
-    for (line, at) in lines[1..].iter().zip(offsets(&bytes, kind)) {
-        assert!(line.ends_with(&format!(",{at}")), "{line}");
+    // A name may hold a newline (quoted, as CSV does): each row ends with its offset.
+    let text = &out.ok().stdout;
+    assert_starts_with(text, "name,_offset\n");
+    let mut rest = &text["name,_offset\n".len()..];
+    for at in offsets(&bytes, kind) {
+        let end = format!(",{at}\n");
+        let found = rest
+            .find(&end)
+            .unwrap_or_else(|| panic!("{end:?} in {rest:?}"));
+        rest = &rest[found + end.len()..];
     }
+    assert_eq!(rest, "");
 }
 
 #[test]
@@ -430,4 +436,26 @@ fn the_offset_column_gives_each_frame_s_offset() {
         assert_eq!(row["_offset"].as_u64(), Some(*at));
     }
     assert_eq!(rows.len(), 20);
+}
+
+#[test]
+fn completions_and_the_man_page_name_export_and_query() {
+    let bash = run(&["--generate", "complete-bash"]).ok().stdout.clone();
+    for word in [
+        "export",
+        "query",
+        "--to",
+        "--columns",
+        "--offset-column",
+        "--format",
+    ] {
+        assert_contains(&bash, word);
+    }
+    let man = run(&["--generate", "man"]).ok().stdout.clone();
+    for command in ["EXPORT", "QUERY"] {
+        assert_contains(
+            &man,
+            &format!("\n.SH \"FLATSTREAM {command}\"\n.SS SYNOPSIS\n"),
+        );
+    }
 }
