@@ -27,6 +27,7 @@ pub(crate) enum ExportFormat {
     Jsonl,
 }
 
+#[cfg(feature = "sql")]
 impl ExportFormat {
     fn is_binary(self) -> bool {
         matches!(self, ExportFormat::Parquet | ExportFormat::Arrow)
@@ -107,7 +108,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Status, Failure> {
 /// Without the `sql` feature, `export` is there only to say so.
 #[cfg(not(feature = "sql"))]
 pub(crate) fn run(_args: &ExportArgs) -> Result<Status, Failure> {
-    Err(crate::failure::not_built("export"))
+    Err(not_built("export"))
 }
 
 /// The failure of `command` (export, query) in a build without the `sql` feature.

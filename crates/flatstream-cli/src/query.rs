@@ -178,17 +178,15 @@ mod imp {
     /// (status 2) otherwise. One line, without DataFusion's prefixes.
     fn failure(e: DataFusionError) -> Failure {
         let root = e.find_root();
-        if let DataFusionError::External(inner) = root {
-            if let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>() {
-                use flatstream_datafusion::Error as E;
-                let text = message_of(&error.to_string());
-                return match error {
-                    E::Frame { .. } | E::Convert { .. } | E::Resync { .. } => {
-                        Failure::damaged(text)
-                    }
-                    _ => Failure::error(text),
-                };
-            }
+        if let DataFusionError::External(inner) = root
+            && let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>()
+        {
+            use flatstream_datafusion::Error as E;
+            let text = message_of(&error.to_string());
+            return match error {
+                E::Frame { .. } | E::Convert { .. } | E::Resync { .. } => Failure::damaged(text),
+                _ => Failure::error(text),
+            };
         }
         let text = match root {
             DataFusionError::SQL(e, _) => e.to_string(),
