@@ -144,6 +144,42 @@ pub(crate) fn check_flat(schema: &datafusion::arrow::datatypes::SchemaRef) -> Re
     )))
 }
 
+/// Standard output, noting a closed pipe: some writers (CSV) report write errors as text,
+/// and a closed pipe must still end the command quietly.
+#[cfg(feature = "sql")]
+pub(crate) struct Stdout;
+
+#[cfg(feature = "sql")]
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(feature = "sql")]
+impl Stdout {
+    /// Whether a write met a closed pipe.
+    pub(crate) fn closed() -> bool {
+        STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn note<T>(result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+#[cfg(feature = "sql")]
+impl std::io::Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Stdout::note(std::io::stdout().write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Stdout::note(std::io::stdout().flush())
+    }
+}
+
 #[cfg(feature = "sql")]
 mod imp {
     use super::{ExportArgs, ExportFormat};
@@ -204,6 +240,8 @@ mod imp {
             .and_then(|()| sink.finish())
             .map_err(|e| target.failure(e));
         match result {
+            // A closed stdout ends it quietly.
+            Err(failure) if failure.message.is_empty() => Err(failure),
             Err(mut failure) => {
                 if target.is_stdout() {
                     if flushed.is_ok() {
@@ -360,6 +398,10 @@ mod imp {
             match self {
                 WriteError::Io(e) if stdout => Failure::stdout(e),
                 WriteError::Io(e) => Failure::io(output.as_deref().unwrap_or("stdout"), e),
+                // The CSV writer words the closed pipe it met as text.
+                WriteError::Other(_) if stdout && super::Stdout::closed() => {
+                    Failure::stdout(io::ErrorKind::BrokenPipe.into())
+                }
                 WriteError::Other(why) => Failure::error(format_args!("cannot write: {why}")),
             }
         }
@@ -427,14 +469,18 @@ mod imp {
         }
 
         fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
-            match self {
-                Sink::Parquet(w) => w.write(batch)?,
-                Sink::Arrow(w) => w.write(batch)?,
-                Sink::Csv(w) => w.write(batch)?,
-                Sink::Jsonl(w) => w.write(batch)?,
-                Sink::Done => {}
+            let written = match self {
+                Sink::Parquet(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Arrow(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Csv(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Jsonl(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Done => Ok(()),
+            };
+            if written.is_err() {
+                // A writer that failed is not finished (the CSV writer's would panic).
+                *self = Sink::Done;
             }
-            Ok(())
+            written
         }
 
         /// Ends the file (footers), and flushes every byte to the output.
@@ -499,7 +545,7 @@ mod imp {
 
         fn writer(&self) -> Result<Out, Failure> {
             let out: Box<dyn Write + Send> = match self {
-                Target::Stdout => Box::new(io::stdout()),
+                Target::Stdout => Box::new(super::Stdout),
                 Target::File { temp, path } => {
                     let file = temp
                         .as_ref()

@@ -133,8 +133,7 @@ mod imp {
             crate::export::check_flat(&schema)?;
         }
         let mut stream = frame.execute_stream().await.map_err(failure)?;
-        let stdout = io::stdout().lock();
-        let mut out = BufWriter::with_capacity(1 << 16, stdout);
+        let mut out = BufWriter::with_capacity(1 << 16, crate::export::Stdout);
         match args.format {
             QueryFormat::Table => {
                 // A table's columns are as wide as their widest value: every row first.
@@ -188,17 +187,27 @@ mod imp {
                 _ => Failure::error(text),
             };
         }
-        let text = match root {
+        let mut text = match root {
             DataFusionError::SQL(e, _) => e.to_string(),
             DataFusionError::ArrowError(e, _) => e.to_string(),
             other => other.message().into_owned(),
         };
+        if text.starts_with("table '") && text.ends_with("not found") {
+            text.push_str(
+                " (a quoted path is read as a table if it exists: a file ending in .fstream, \
+                 .fs or .flatstream, a directory or a glob)",
+            );
+        }
         Failure::error(message_of(&text))
     }
 
     fn write_error(e: ArrowError) -> Failure {
         match e {
             ArrowError::IoError(_, e) => Failure::stdout(e),
+            // The CSV writer words the closed pipe it met as text.
+            _ if crate::export::Stdout::closed() => {
+                Failure::stdout(io::ErrorKind::BrokenPipe.into())
+            }
             e => Failure::error(message_of(&e.to_string())),
         }
     }

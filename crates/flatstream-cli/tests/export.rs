@@ -459,3 +459,28 @@ fn completions_and_the_man_page_name_export_and_query() {
         );
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_csv_and_jsonl_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let dir = Dir::new();
+    let path = dir.file("t.fs", &telemetry(100_000, ChecksumKind::XxHash64));
+    let schema = telemetry_bfbs();
+    for (command, format) in [("export", "csv"), ("export", "jsonl")] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_flatstream"))
+            .args([command, &path, "-s", &schema, "--to", format])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Read one line's worth, then close the pipe, as `| head -1` does.
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{format}: {out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{format}");
+    }
+}
