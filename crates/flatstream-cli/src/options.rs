@@ -31,7 +31,8 @@ Exit status:
 With several FILEs, the status is the worst of theirs (2 over 1 over 0); each file's error
 line on stderr starts with its name.";
 
-/// Look into, check, repair, salvage, convert, print and pack streams of FlatBuffers messages.
+/// Look into, check, repair, salvage, convert, print, pack, export and query streams of FlatBuffers
+/// messages.
 ///
 /// A stream is frames laid end to end: [u32 LE payload length][checksum of the payload: 0, 2, 4
 /// or 8 bytes][payload]. Nothing in the stream says which checksum it uses: without
