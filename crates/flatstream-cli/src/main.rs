@@ -45,6 +45,7 @@
 mod cat;
 mod convert;
 mod detect;
+mod export;
 mod failure;
 mod generate;
 mod input;
@@ -53,6 +54,7 @@ mod json;
 mod options;
 mod pack;
 mod progress;
+mod query;
 mod recover;
 mod schema;
 mod stats;
@@ -112,6 +114,8 @@ fn main() -> ExitCode {
         Command::Convert(args) => convert::run(&args),
         Command::Tail(args) => tail::run(&args),
         Command::Pack(args) => pack::run(&args),
+        Command::Export(args) => export::run(&args),
+        Command::Query(args) => query::run(&args),
     };
     match result {
         Ok(status) => status.into(),

@@ -31,7 +31,8 @@ Exit status:
 With several FILEs, the status is the worst of theirs (2 over 1 over 0); each file's error
 line on stderr starts with its name.";
 
-/// Look into, check, repair, salvage, convert, print and pack streams of FlatBuffers messages.
+/// Look into, check, repair, salvage, convert, print, pack, export and query streams of FlatBuffers
+/// messages.
 ///
 /// A stream is frames laid end to end: [u32 LE payload length][checksum of the payload: 0, 2, 4
 /// or 8 bytes][payload]. Nothing in the stream says which checksum it uses: without
@@ -107,6 +108,12 @@ pub(crate) enum Command {
     /// Build a stream from JSON lines through a schema: what cat --schema prints, packed back.
     #[command(after_help = PACK_HELP)]
     Pack(PackArgs),
+    /// Write the messages as a table: Parquet, an Arrow IPC file, CSV or JSON lines.
+    #[command(after_help = crate::export::EXPORT_HELP)]
+    Export(crate::export::ExportArgs),
+    /// Run SQL over streams: files and globs are tables (`SELECT ... FROM 'logs/*.fstream'`).
+    #[command(after_help = crate::query::QUERY_HELP)]
+    Query(crate::query::QueryArgs),
 }
 
 /// The input's framing and the bound on frames (every command that reads a stream).

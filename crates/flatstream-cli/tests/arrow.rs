@@ -99,17 +99,17 @@ fn put(plan: &Plan, m: &mut Map<String, Value>, name: &str, column: &ArrayRef, r
         }
         return;
     }
-    if let DataType::Struct(fields) = column.data_type() {
-        if fields.first().is_some_and(|f| f.name() == "type") {
-            let u = column.as_struct();
-            let tag = value(plan, u.column(0), row).unwrap();
-            m.insert(format!("{name}_type"), tag.clone());
-            if u.is_valid(row) {
-                let member = u.column_by_name(tag.as_str().unwrap()).unwrap();
-                m.insert(name.into(), value(plan, member, row).unwrap());
-            }
-            return;
+    if let DataType::Struct(fields) = column.data_type()
+        && fields.first().is_some_and(|f| f.name() == "type")
+    {
+        let u = column.as_struct();
+        let tag = value(plan, u.column(0), row).unwrap();
+        m.insert(format!("{name}_type"), tag.clone());
+        if u.is_valid(row) {
+            let member = u.column_by_name(tag.as_str().unwrap()).unwrap();
+            m.insert(name.into(), value(plan, member, row).unwrap());
         }
+        return;
     }
     if let Some(v) = value(plan, column, row) {
         m.insert(name.into(), v);

@@ -243,3 +243,30 @@ fn binary_frames_are_not_written_to_a_terminal() {
         "flatstream: refusing to write binary frames to a terminal: redirect stdout or pass a file"
     );
 }
+
+#[cfg(feature = "sql")]
+#[test]
+fn export_shows_its_progress_bar_on_a_terminal_only() {
+    let dir = Dir::new();
+    // Over 1 MiB: the bar is updated past its start.
+    let bytes = telemetry(100_000, ChecksumKind::Crc32c);
+    let path = dir.file("t", &bytes);
+    let out = dir.path("t.parquet");
+    let schema = telemetry_bfbs();
+    let args = [
+        "export", &path, "-s", &schema, "--to", "parquet", "-o", &out,
+    ];
+    let now = [("FLATSTREAM_PROGRESS_DELAY_MS", "0")];
+    let Some(shown) = in_terminal(&args, &now) else {
+        return;
+    };
+    assert_eq!(shown.status, 0, "{shown:?}");
+    assert!(shown.stdout.contains("exporting ["), "{shown:?}");
+    // --no-progress, and a pipe: none.
+    let mut quiet = args.to_vec();
+    quiet.push("--no-progress");
+    let hidden = in_terminal(&quiet, &now).unwrap();
+    assert_eq!(hidden.status, 0, "{hidden:?}");
+    assert!(!hidden.stdout.contains("exporting"), "{hidden:?}");
+    run_with(&args, None, &now).ok();
+}

@@ -34,7 +34,7 @@ pub(super) fn from_base64(text: &str) -> Result<Vec<u8>, String> {
 pub(super) fn from_hex(text: &str) -> Result<Vec<u8>, String> {
     let bad = || format!("not hex: {}", Value::String(text.into()).describe());
     let digit = |c: u8| char::from(c).to_digit(16).ok_or_else(bad);
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(bad());
     }
     text.as_bytes()

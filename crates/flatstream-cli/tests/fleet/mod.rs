@@ -240,7 +240,7 @@ pub fn base64(bytes: &[u8]) -> String {
             alphabet[usize::from_str_radix(&s, 2).unwrap()]
         })
         .collect();
-    while out.len() % 4 != 0 {
+    while !out.len().is_multiple_of(4) {
         out.push('=');
     }
     out

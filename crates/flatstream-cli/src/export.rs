@@ -1,0 +1,591 @@
+//! `flatstream export`: the messages of streams as Arrow record batches (through
+//! flatstream-arrow), written as Parquet, an Arrow IPC file, CSV or JSON lines.
+//!
+//! Frames are read as `cat` reads them (a stream, memory bounded by the largest frame and one
+//! batch of rows), each verified against the schema by flatstream-arrow's [`Converter`] and
+//! appended to its columns; every [`Options::batch_size`] rows the batch goes to the writer.
+//! A file OUT is written beside itself under a temporary name and renamed once complete: a
+//! failed export leaves no OUT behind, and an old OUT is replaced only by a whole new one.
+
+use crate::failure::{Failure, Status};
+use crate::options::FramingArgs;
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportFormat {
+    /// Parquet, zstd-compressed (a binary file: -o OUT).
+    Parquet,
+    /// An Arrow IPC file, uncompressed (a binary file: -o OUT).
+    #[value(alias = "ipc")]
+    Arrow,
+    /// CSV with a header line; nested columns cannot be written (pick columns with --columns).
+    Csv,
+    /// One JSON object per row and per line.
+    #[value(alias = "json")]
+    Jsonl,
+}
+
+#[cfg(feature = "sql")]
+impl ExportFormat {
+    fn is_binary(self) -> bool {
+        matches!(self, ExportFormat::Parquet | ExportFormat::Arrow)
+    }
+}
+
+pub(crate) const EXPORT_HELP: &str = "\
+Reads the frames of each FILE in turn (- for standard input), verifies each message against
+the schema, converts it to a row (columns as flatstream-arrow names them: one per field of the
+message table, nested tables and structs as struct columns, vectors as lists, enums by name,
+unions as a struct of their type and members) and writes the rows of all FILEs, in order, to
+OUT as one table:
+
+  parquet  Parquet, zstd-compressed, the Arrow schema kept in its metadata
+  arrow    an Arrow IPC file (Feather v2)
+  csv      CSV with a header line (top-level columns of scalars, strings and bytes only)
+  jsonl    one JSON object per row and per line
+
+  flatstream export demo.fstream -s telemetry.bfbs --to parquet -o demo.parquet
+  flatstream export demo.fstream -s telemetry.bfbs --to csv --columns device_id,value
+
+OUT is written under a temporary name in its directory and renamed when the export is
+complete: a failed export leaves no OUT (and an old OUT as it was). parquet and arrow need -o
+OUT (- writes to stdout, which must not be a terminal); csv and jsonl write to stdout by
+default, where the rows before a failure stay printed.
+
+Without --checksum, each FILE's framing is detected from its leading frames. A frame that does
+not verify (checksum, bound, torn tail) or a message the schema rejects stops the export with
+one line naming the file, the frame's index and its byte offset; --skip-invalid skips messages
+the schema rejects (not damaged frames: run flatstream salvage first) and counts them on stderr.
+
+Exit status:
+  0  every frame was exported
+  1  a frame does not verify or is not a message of the schema: nothing is written to an OUT
+     file (stdout holds the rows before it)
+  2  the command could not do its job (missing file, unreadable schema, unknown root type or
+     column, nested columns for csv, a framing that cannot be told, a failed write)";
+
+#[derive(Debug, Args)]
+pub(crate) struct ExportArgs {
+    /// The streams to export, one after the other into one table (- for standard input).
+    #[arg(value_name = "FILE", required = true)]
+    pub(crate) files: Vec<String>,
+    /// The format to write: parquet, arrow, csv or jsonl.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub(crate) to: ExportFormat,
+    /// Where to write (- for stdout): required for parquet and arrow; csv and jsonl write to
+    /// stdout by default.
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub(crate) output: Option<String>,
+    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
+    #[arg(long, short = 's', value_name = "S.bfbs")]
+    pub(crate) schema: PathBuf,
+    /// The table each message is (default: the schema's root_type). A full name
+    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
+    #[arg(long, value_name = "TABLE")]
+    pub(crate) root_type: Option<String>,
+    /// Only these columns, in this order: top-level field names, comma-separated
+    /// (`_offset` is each frame's byte offset in its stream).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub(crate) columns: Vec<String>,
+    /// Add the column `_offset`, each frame's byte offset in its stream, last.
+    #[arg(long)]
+    pub(crate) offset_column: bool,
+    /// Skip messages the schema rejects, and count them on stderr, instead of stopping.
+    #[arg(long)]
+    pub(crate) skip_invalid: bool,
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
+}
+
+/// Runs `flatstream export`.
+#[cfg(feature = "sql")]
+pub(crate) fn run(args: &ExportArgs) -> Result<Status, Failure> {
+    imp::run(args)
+}
+
+/// Without the `sql` feature, `export` is there only to say so.
+#[cfg(not(feature = "sql"))]
+pub(crate) fn run(_args: &ExportArgs) -> Result<Status, Failure> {
+    Err(not_built("export"))
+}
+
+/// The failure of `command` (export, query) in a build without the `sql` feature.
+#[cfg(not(feature = "sql"))]
+pub(crate) fn not_built(command: &str) -> Failure {
+    Failure::error(format_args!(
+        "{command} needs DataFusion, which this flatstream was built without: build it with \
+         the `sql` feature (cargo install flatstream-cli, whose default it is)"
+    ))
+}
+
+#[cfg(feature = "sql")]
+/// Fails (status 2) if a column of `schema` is nested: CSV has no way to write it.
+pub(crate) fn check_flat(schema: &datafusion::arrow::datatypes::SchemaRef) -> Result<(), Failure> {
+    let nested: Vec<&str> = schema
+        .fields()
+        .iter()
+        .filter(|f| f.data_type().is_nested())
+        .map(|f| f.name().as_str())
+        .collect();
+    if nested.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::error(format_args!(
+        "csv cannot hold the nested {} {}: pick others with --columns, or export to jsonl, \
+         parquet or arrow",
+        if nested.len() == 1 {
+            "column"
+        } else {
+            "columns"
+        },
+        nested.join(", ")
+    )))
+}
+
+/// Standard output, noting a closed pipe: some writers (CSV) report write errors as text,
+/// and a closed pipe must still end the command quietly.
+#[cfg(feature = "sql")]
+pub(crate) struct Stdout;
+
+#[cfg(feature = "sql")]
+static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(feature = "sql")]
+impl Stdout {
+    /// Whether a write met a closed pipe.
+    pub(crate) fn closed() -> bool {
+        STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn note<T>(result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(e) = &result
+            && e.kind() == std::io::ErrorKind::BrokenPipe
+        {
+            STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        result
+    }
+}
+
+#[cfg(feature = "sql")]
+impl std::io::Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Stdout::note(std::io::stdout().write(buf))
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Stdout::note(std::io::stdout().flush())
+    }
+}
+
+#[cfg(feature = "sql")]
+mod imp {
+    use super::{ExportArgs, ExportFormat};
+    use crate::detect;
+    use crate::failure::{Failure, Status, count, io_message};
+    use crate::input::{Access, Input};
+    use crate::progress::Progress;
+    use crate::walk::walk;
+    use datafusion::arrow::array::RecordBatch;
+    use datafusion::arrow::datatypes::SchemaRef;
+    use datafusion::arrow::error::ArrowError;
+    use datafusion::arrow::{csv, ipc, json};
+    use datafusion::parquet::arrow::ArrowWriter;
+    use datafusion::parquet::basic::{Compression, ZstdLevel};
+    use datafusion::parquet::errors::ParquetError;
+    use datafusion::parquet::file::properties::WriterProperties;
+    use flatstream::{ChecksumDeframer, StreamReader};
+    use flatstream_arrow::{BinarySchema, Converter, Options, Plan};
+    use std::io::{self, BufWriter, IsTerminal, Write};
+    use std::ops::ControlFlow;
+    use std::path::Path;
+
+    pub(super) fn run(args: &ExportArgs) -> Result<Status, Failure> {
+        let output = match (&args.output, args.to.is_binary()) {
+            (Some(output), _) => output.clone(),
+            (None, false) => "-".to_owned(),
+            (None, true) => {
+                return Err(Failure::error(format_args!(
+                    "--to {} writes a binary file: pass -o OUT",
+                    format_name(args.to)
+                )));
+            }
+        };
+        let plan = plan(args)?;
+        if args.to == ExportFormat::Csv {
+            super::check_flat(plan.schema())?;
+        }
+        // Every input is opened before OUT is created: a missing one changes nothing.
+        let mut inputs = Vec::with_capacity(args.files.len());
+        for file in &args.files {
+            let input = Input::open(file, Access::Stream)?;
+            input.check_not_output(file, &output)?;
+            inputs.push(input);
+        }
+        if args.to.is_binary() && output == "-" && io::stdout().is_terminal() {
+            return Err(Failure::error(
+                "refusing to write a binary file to a terminal: redirect stdout or pass -o OUT",
+            ));
+        }
+        let mut target = Target::create(&output)?;
+        let mut sink =
+            Sink::new(args.to, plan.schema(), target.writer()?).map_err(|e| target.failure(e))?;
+        let mut converter = plan.converter();
+        let mut rows = 0u64;
+        let result = export(args, &plan, inputs, &mut converter, &mut sink, &mut rows);
+        // What was converted before a failure reaches stdout (a file is dropped whole).
+        let flushed = flush(&mut converter, &mut sink, &mut rows)
+            .and_then(|()| sink.finish())
+            .map_err(|e| target.failure(e));
+        match result {
+            // A closed stdout ends it quietly.
+            Err(failure) if failure.message.is_empty() => Err(failure),
+            Err(mut failure) => {
+                if target.is_stdout() {
+                    if flushed.is_ok() {
+                        failure.message = format!(
+                            "{}; stdout holds the {} before it",
+                            failure.message,
+                            count(rows, "row")
+                        );
+                    }
+                } else {
+                    failure.message = format!("{}; {} is not written", failure.message, output);
+                }
+                Err(failure)
+            }
+            Ok(()) => {
+                flushed?;
+                target.commit()?;
+                let skipped = converter.skipped();
+                if skipped > 0 && !crate::failure::quiet() {
+                    eprintln!(
+                        "flatstream: skipped {} that {} not valid {}",
+                        count(skipped, "message"),
+                        if skipped == 1 { "is" } else { "are" },
+                        plan.root_type()
+                    );
+                }
+                Ok(Status::Ok)
+            }
+        }
+    }
+
+    /// The plan the options ask for: the schema, the root type, the columns.
+    fn plan(args: &ExportArgs) -> Result<Plan, Failure> {
+        let shown = args.schema.display();
+        let schema = BinarySchema::load(&args.schema).map_err(|e| match e {
+            flatstream_arrow::Error::ReadSchema { .. } => Failure::error(e),
+            e => Failure::error(format_args!("{shown}: {e}")),
+        })?;
+        let mut options = Options::new();
+        if let Some(root) = &args.root_type {
+            options.root_type(root.as_str());
+        }
+        let offset = args.offset_column
+            || args
+                .columns
+                .iter()
+                .any(|c| c == flatstream_arrow::OFFSET_COLUMN);
+        options
+            .offset_column(offset)
+            .skip_invalid(args.skip_invalid);
+        let plan = Plan::new(&schema, &options)
+            .map_err(|e| Failure::error(format_args!("{shown}: {e}")))?;
+        if args.columns.is_empty() {
+            return Ok(plan);
+        }
+        plan.with_projection_names(&args.columns)
+            .map_err(|e| Failure::error(format_args!("--columns: {e}")))
+    }
+
+    /// Converts the frames of every input and writes the batches to `sink`.
+    fn export(
+        args: &ExportArgs,
+        plan: &Plan,
+        inputs: Vec<Input>,
+        converter: &mut Converter,
+        sink: &mut Sink,
+        rows: &mut u64,
+    ) -> Result<(), Failure> {
+        let max = args.framing.max();
+        let batch = plan.batch_size();
+        for mut input in inputs {
+            let (head, complete) = input.head();
+            let framing = args
+                .framing
+                .resolve(head, complete)
+                .map_err(|f| named(f, &input.name))?;
+            let head = head.to_vec();
+            let name = input.name.clone();
+            let mut progress = Progress::new("exporting", input.len());
+            let mut reader =
+                StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
+                    .with_max_frame_len(max);
+            let walked = walk(
+                &mut reader,
+                &name,
+                &mut progress,
+                |index, offset, payload| {
+                    converter.append(offset, payload).map_err(|e| match e {
+                        flatstream_arrow::Error::InvalidFrame { table, reason, .. } => {
+                            Failure::damaged(format_args!(
+                                "{name}: frame {index} at byte offset {offset}: not a valid \
+                                 {table}: {reason}"
+                            ))
+                        }
+                        e => Failure::error(format_args!("{name}: frame {index}: {e}")),
+                    })?;
+                    if converter.len() >= batch {
+                        flush(converter, sink, rows).map_err(|e| e.into_failure(&args.output))?;
+                    }
+                    Ok(ControlFlow::Continue(()))
+                },
+            )
+            .map_err(|f| named(f, &name))?;
+            if let Some(damage) = walked.end.damage(walked.frames) {
+                let offset = walked.end.damage_offset().unwrap_or(0);
+                let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
+                return Err(Failure::damaged(format_args!("{name}: {damage}{hint}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// `failure` with its message prefixed by the input's name, once.
+    fn named(mut failure: Failure, name: &str) -> Failure {
+        if !failure.message.is_empty() && !failure.message.starts_with(&format!("{name}: ")) {
+            failure.message = format!("{name}: {}", failure.message);
+        }
+        failure
+    }
+
+    /// Writes the rows the converter holds, if any.
+    fn flush(converter: &mut Converter, sink: &mut Sink, rows: &mut u64) -> Result<(), WriteError> {
+        if converter.is_empty() {
+            return Ok(());
+        }
+        let batch = converter
+            .finish()
+            .map_err(|e| WriteError::Other(e.to_string()))?;
+        sink.write(&batch)?;
+        *rows += batch.num_rows() as u64;
+        Ok(())
+    }
+
+    fn format_name(format: ExportFormat) -> &'static str {
+        match format {
+            ExportFormat::Parquet => "parquet",
+            ExportFormat::Arrow => "arrow",
+            ExportFormat::Csv => "csv",
+            ExportFormat::Jsonl => "jsonl",
+        }
+    }
+
+    /// A failed write: of the output's bytes, or of a writer's own.
+    #[derive(Debug)]
+    enum WriteError {
+        Io(io::Error),
+        Other(String),
+    }
+
+    impl WriteError {
+        /// As a failure of writing OUT (`None` or `-`: stdout, where a closed pipe ends quietly).
+        fn into_failure(self, output: &Option<String>) -> Failure {
+            let stdout = output.as_deref().is_none_or(|o| o == "-");
+            match self {
+                WriteError::Io(e) if stdout => Failure::stdout(e),
+                WriteError::Io(e) => Failure::io(output.as_deref().unwrap_or("stdout"), e),
+                // The CSV writer words the closed pipe it met as text.
+                WriteError::Other(_) if stdout && super::Stdout::closed() => {
+                    Failure::stdout(io::ErrorKind::BrokenPipe.into())
+                }
+                WriteError::Other(why) => Failure::error(format_args!("cannot write: {why}")),
+            }
+        }
+    }
+
+    impl From<ArrowError> for WriteError {
+        fn from(e: ArrowError) -> Self {
+            match e {
+                ArrowError::IoError(_, e) => WriteError::Io(e),
+                ArrowError::ExternalError(e) => match e.downcast::<io::Error>() {
+                    Ok(e) => WriteError::Io(*e),
+                    Err(e) => WriteError::Other(e.to_string()),
+                },
+                e => WriteError::Other(e.to_string()),
+            }
+        }
+    }
+
+    impl From<ParquetError> for WriteError {
+        fn from(e: ParquetError) -> Self {
+            match e {
+                ParquetError::External(e) => match e.downcast::<io::Error>() {
+                    Ok(e) => WriteError::Io(*e),
+                    Err(e) => WriteError::Other(e.to_string()),
+                },
+                ParquetError::ArrowError(why) => WriteError::Other(why),
+                e => WriteError::Other(e.to_string()),
+            }
+        }
+    }
+
+    impl From<io::Error> for WriteError {
+        fn from(e: io::Error) -> Self {
+            WriteError::Io(e)
+        }
+    }
+
+    type Out = BufWriter<Box<dyn Write + Send>>;
+
+    /// A writer of one of the formats.
+    enum Sink {
+        Parquet(ArrowWriter<Out>),
+        Arrow(ipc::writer::FileWriter<Out>),
+        Csv(csv::Writer<Out>),
+        Jsonl(json::LineDelimitedWriter<Out>),
+        /// Finished: its bytes flushed.
+        Done,
+    }
+
+    impl Sink {
+        fn new(format: ExportFormat, schema: &SchemaRef, out: Out) -> Result<Sink, WriteError> {
+            Ok(match format {
+                ExportFormat::Parquet => {
+                    let props = WriterProperties::builder()
+                        .set_compression(Compression::ZSTD(ZstdLevel::default()))
+                        .build();
+                    Sink::Parquet(ArrowWriter::try_new(out, schema.clone(), Some(props))?)
+                }
+                ExportFormat::Arrow => Sink::Arrow(ipc::writer::FileWriter::try_new(out, schema)?),
+                ExportFormat::Csv => {
+                    Sink::Csv(csv::WriterBuilder::new().with_header(true).build(out))
+                }
+                ExportFormat::Jsonl => Sink::Jsonl(json::LineDelimitedWriter::new(out)),
+            })
+        }
+
+        fn write(&mut self, batch: &RecordBatch) -> Result<(), WriteError> {
+            let written = match self {
+                Sink::Parquet(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Arrow(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Csv(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Jsonl(w) => w.write(batch).map_err(WriteError::from),
+                Sink::Done => Ok(()),
+            };
+            if written.is_err() {
+                // A writer that failed is not finished (the CSV writer's would panic).
+                *self = Sink::Done;
+            }
+            written
+        }
+
+        /// Ends the file (footers), and flushes every byte to the output.
+        fn finish(&mut self) -> Result<(), WriteError> {
+            let mut out = match std::mem::replace(self, Sink::Done) {
+                Sink::Parquet(w) => w.into_inner()?,
+                Sink::Arrow(mut w) => {
+                    w.finish()?;
+                    w.into_inner()?
+                }
+                Sink::Csv(w) => w.into_inner(),
+                Sink::Jsonl(mut w) => {
+                    w.finish()?;
+                    w.into_inner()
+                }
+                Sink::Done => return Ok(()),
+            };
+            out.flush()?;
+            Ok(())
+        }
+    }
+
+    /// Where the bytes go: stdout, or a temporary file beside OUT renamed to OUT on success.
+    enum Target {
+        Stdout,
+        File {
+            temp: Option<tempfile::NamedTempFile>,
+            path: String,
+        },
+    }
+
+    impl Target {
+        fn create(output: &str) -> Result<Target, Failure> {
+            if output == "-" {
+                return Ok(Target::Stdout);
+            }
+            let path = Path::new(output);
+            let dir = match path.parent() {
+                Some(dir) if !dir.as_os_str().is_empty() => dir,
+                _ => Path::new("."),
+            };
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let temp = tempfile::Builder::new()
+                .prefix(&format!(".{name}."))
+                .suffix(".partial")
+                .tempfile_in(dir)
+                .map_err(|e| {
+                    Failure::error(format_args!("{output}: cannot create: {}", io_message(&e)))
+                })?;
+            Ok(Target::File {
+                temp: Some(temp),
+                path: output.to_owned(),
+            })
+        }
+
+        fn is_stdout(&self) -> bool {
+            matches!(self, Target::Stdout)
+        }
+
+        fn writer(&self) -> Result<Out, Failure> {
+            let out: Box<dyn Write + Send> = match self {
+                Target::Stdout => Box::new(super::Stdout),
+                Target::File { temp, path } => {
+                    let file = temp
+                        .as_ref()
+                        .expect("a target is committed once")
+                        .as_file()
+                        .try_clone()
+                        .map_err(|e| Failure::io(path, e))?;
+                    Box::new(file)
+                }
+            };
+            Ok(BufWriter::with_capacity(1 << 16, out))
+        }
+
+        fn failure(&self, e: WriteError) -> Failure {
+            match self {
+                Target::Stdout => e.into_failure(&None),
+                Target::File { path, .. } => e.into_failure(&Some(path.clone())),
+            }
+        }
+
+        /// Renames the complete temporary file to OUT.
+        fn commit(&mut self) -> Result<(), Failure> {
+            let Target::File { temp, path } = self else {
+                return Ok(());
+            };
+            let temp = temp.take().expect("a target is committed once");
+            // The temporary file is private (0600); OUT gets the usual mode of a new file.
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let _ = temp
+                    .as_file()
+                    .set_permissions(std::fs::Permissions::from_mode(0o644));
+            }
+            temp.as_file()
+                .sync_all()
+                .map_err(|e| Failure::io(&*path, e))?;
+            temp.persist(&*path)
+                .map_err(|e| Failure::io(&*path, e.error))?;
+            Ok(())
+        }
+    }
+}

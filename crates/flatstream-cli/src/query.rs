@@ -1,0 +1,230 @@
+//! `flatstream query`: SQL over streams, on DataFusion through flatstream-datafusion. The SQL
+//! names files and globs as tables; each is read through the binary schema given.
+
+use crate::failure::{Failure, Status};
+use crate::options::KindParser;
+use clap::{Args, ValueEnum};
+use flatstream::checksum::ChecksumKind;
+use std::path::PathBuf;
+
+/// How `query` prints its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum QueryFormat {
+    /// A table with a header, for people.
+    Table,
+    /// CSV with a header line.
+    Csv,
+    /// One JSON object per row and per line (JSON lines).
+    Json,
+}
+
+pub(crate) const QUERY_HELP: &str = "\
+Runs one SQL statement (DataFusion's dialect) and prints its rows. A table is a quoted path: a
+file, a directory (every file in it) or a glob, each file a stream of frames read through
+--schema, one column per field of the message table (as export names them):
+
+  flatstream query -s telemetry.bfbs \"SELECT device_id, count(*), avg(value) FROM 'logs/*.fstream' GROUP BY device_id ORDER BY device_id\"
+  flatstream query -s telemetry.bfbs --format json \"SELECT * FROM 'demo.fstream' WHERE value > 90 LIMIT 5\"
+
+Without --checksum, each file's framing is detected from its leading frames. Every message is
+verified against the schema before it is read; a frame that does not verify or a message the
+schema rejects stops the query, and its error names the file and the frame's byte offset.
+
+Exit status:
+  0  the query ran and its rows were printed
+  1  a frame does not verify or is not a message of the schema
+  2  the command could not do its job: SQL that does not parse or plan (an unknown column, a
+     missing file), an unreadable schema, unknown root type, a framing that cannot be told";
+
+#[derive(Debug, Args)]
+pub(crate) struct QueryArgs {
+    /// The SQL statement; its tables are quoted paths or globs of streams.
+    #[arg(value_name = "SQL")]
+    pub(crate) sql: String,
+    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
+    #[arg(long, short = 's', value_name = "S.bfbs")]
+    pub(crate) schema: PathBuf,
+    /// The table each message is (default: the schema's root_type). A full name
+    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
+    #[arg(long, value_name = "TABLE")]
+    pub(crate) root_type: Option<String>,
+    /// The streams' checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
+    /// each file's leading frames).
+    #[arg(long, short = 'c', value_name = "KIND", value_parser = KindParser, hide_possible_values = true)]
+    pub(crate) checksum: Option<ChecksumKind>,
+    /// Largest payload accepted, in bytes; a frame declaring more is corrupt.
+    /// [default: 2147483648]
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) max_frame_len: Option<usize>,
+    /// Skip messages the schema rejects instead of failing the query.
+    #[arg(long)]
+    pub(crate) skip_invalid: bool,
+    /// How to print the rows: table, csv or json (one object per line).
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub(crate) format: QueryFormat,
+}
+
+/// Runs `flatstream query`.
+#[cfg(feature = "sql")]
+pub(crate) fn run(args: &QueryArgs) -> Result<Status, Failure> {
+    imp::run(args)
+}
+
+/// Without the `sql` feature, `query` is there only to say so.
+#[cfg(not(feature = "sql"))]
+pub(crate) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
+    Err(crate::export::not_built("query"))
+}
+
+#[cfg(feature = "sql")]
+mod imp {
+    use super::{QueryArgs, QueryFormat};
+    use crate::failure::{Failure, Status};
+    use datafusion::arrow::array::RecordBatch;
+    use datafusion::arrow::datatypes::SchemaRef;
+    use datafusion::arrow::error::ArrowError;
+    use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
+    use datafusion::arrow::{csv, json};
+    use datafusion::error::DataFusionError;
+    use datafusion::prelude::SessionContext;
+    use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
+    use futures::StreamExt;
+    use std::io::{self, BufWriter, Write};
+
+    pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
+        let mut options = FlatstreamOptions::with_schema(args.schema.to_string_lossy());
+        if let Some(root) = &args.root_type {
+            options = options.root_type(root.as_str());
+        }
+        if let Some(kind) = args.checksum {
+            options = options.checksum(kind);
+        }
+        if let Some(max) = args.max_frame_len {
+            options.max_frame_len = max;
+        }
+        options.skip_invalid = args.skip_invalid;
+        // The schema is loaded and the options checked before any SQL: their errors are the
+        // user's (status 2), named as the other commands name them.
+        options
+            .resolve()
+            .map_err(|e| Failure::error(schema_error(e, args)))?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failure::io("the query's runtime", e))?;
+        runtime.block_on(query(args, options))
+    }
+
+    /// A schema error, naming the schema file (flatstream-datafusion names it when it cannot
+    /// read it).
+    fn schema_error(e: flatstream_datafusion::Error, args: &QueryArgs) -> String {
+        match e {
+            flatstream_datafusion::Error::ReadSchema { .. } => e.to_string(),
+            e => format!("{}: {e}", args.schema.display()),
+        }
+    }
+
+    async fn query(args: &QueryArgs, options: FlatstreamOptions) -> Result<Status, Failure> {
+        let ctx = SessionContext::new().enable_url_table();
+        ctx.set_flatstream_options(options).map_err(usage)?;
+        let frame = ctx.sql(&args.sql).await.map_err(usage)?;
+        let schema: SchemaRef = frame.schema().inner().clone();
+        if args.format == QueryFormat::Csv {
+            crate::export::check_flat(&schema)?;
+        }
+        let mut stream = frame.execute_stream().await.map_err(failure)?;
+        let mut out = BufWriter::with_capacity(1 << 16, crate::export::Stdout);
+        match args.format {
+            QueryFormat::Table => {
+                // A table's columns are as wide as their widest value: every row first.
+                let mut batches = Vec::new();
+                while let Some(batch) = stream.next().await {
+                    batches.push(batch.map_err(failure)?);
+                }
+                let table = pretty_format_batches_with_schema(schema, &batches)
+                    .map_err(|e| Failure::error(message_of(&e.to_string())))?;
+                writeln!(out, "{table}").map_err(Failure::stdout)?;
+            }
+            QueryFormat::Csv => {
+                let mut w = csv::WriterBuilder::new().with_header(true).build(&mut out);
+                // The header, even for no rows.
+                w.write(&RecordBatch::new_empty(schema))
+                    .map_err(write_error)?;
+                while let Some(batch) = stream.next().await {
+                    w.write(&batch.map_err(failure)?).map_err(write_error)?;
+                }
+            }
+            QueryFormat::Json => {
+                let mut w = json::WriterBuilder::new()
+                    .with_explicit_nulls(true)
+                    .build::<_, json::writer::LineDelimited>(&mut out);
+                while let Some(batch) = stream.next().await {
+                    w.write(&batch.map_err(failure)?).map_err(write_error)?;
+                }
+                w.finish().map_err(write_error)?;
+            }
+        }
+        out.flush().map_err(Failure::stdout)?;
+        Ok(Status::Ok)
+    }
+
+    /// An error of the SQL or of its plan: the user's (status 2), unless it is about the data.
+    fn usage(e: DataFusionError) -> Failure {
+        failure(e)
+    }
+
+    /// An error of the query: damaged data (status 1) if it is a frame's, the command's
+    /// (status 2) otherwise. One line, without DataFusion's prefixes.
+    fn failure(e: DataFusionError) -> Failure {
+        let root = e.find_root();
+        if let DataFusionError::External(inner) = root
+            && let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>()
+        {
+            use flatstream_datafusion::Error as E;
+            let text = message_of(&error.to_string());
+            return match error {
+                E::Frame { .. } | E::Convert { .. } | E::Resync { .. } => Failure::damaged(text),
+                _ => Failure::error(text),
+            };
+        }
+        let mut text = match root {
+            DataFusionError::SQL(e, _) => e.to_string(),
+            DataFusionError::ArrowError(e, _) => e.to_string(),
+            other => other.message().into_owned(),
+        };
+        if text.starts_with("table '") && text.ends_with("not found") {
+            text.push_str(
+                " (a quoted path is read as a table if it exists: a file ending in .fstream, \
+                 .fs or .flatstream, a directory or a glob)",
+            );
+        }
+        Failure::error(message_of(&text))
+    }
+
+    fn write_error(e: ArrowError) -> Failure {
+        match e {
+            ArrowError::IoError(_, e) => Failure::stdout(e),
+            // The CSV writer words the closed pipe it met as text.
+            _ if crate::export::Stdout::closed() => {
+                Failure::stdout(io::ErrorKind::BrokenPipe.into())
+            }
+            e => Failure::error(message_of(&e.to_string())),
+        }
+    }
+
+    /// A library's message as this tool writes messages: lowercase first letter, no trailing
+    /// period, no backtrace.
+    fn message_of(text: &str) -> String {
+        let text = text
+            .split(DataFusionError::BACK_TRACE_SEP)
+            .next()
+            .unwrap_or("")
+            .trim()
+            .trim_end_matches('.');
+        let mut chars = text.chars();
+        match chars.next() {
+            Some(first) => first.to_lowercase().chain(chars).collect(),
+            None => String::new(),
+        }
+    }
+}
