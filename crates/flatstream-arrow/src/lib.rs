@@ -109,3 +109,10 @@ pub use error::{Error, Result};
 pub use options::{Enums, Options};
 pub use plan::{Batches, Converter, OFFSET_COLUMN, Plan};
 pub use schema::BinarySchema;
+
+/// The arrow-array crate (arrow 59, the version DataFusion 55 uses): [`RecordBatch`](arrow_array::RecordBatch)
+/// and the arrays a batch holds.
+pub use arrow_array;
+/// The arrow-schema crate (arrow 59): the [`Schema`](arrow_schema::Schema) and
+/// [`DataType`](arrow_schema::DataType)s of the batches.
+pub use arrow_schema;

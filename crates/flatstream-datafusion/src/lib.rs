@@ -97,3 +97,6 @@ pub use error::Error;
 pub use format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
 pub use options::{FlatstreamOptions, ScanSpec, SpecOptions};
 pub use source::FlatstreamSource;
+
+/// The DataFusion crate this format plugs into (55.2), for `SessionContext` and the rest.
+pub use datafusion;

@@ -89,6 +89,9 @@
 //! - [`checksum`]: the checksum trait and algorithms, and [`checksum::AnyChecksum`] to choose
 //!   one at run time.
 //! - `tokio` (feature `tokio`): the async reader and writer and the tokio-util codec.
+//! - `arrow` (feature `arrow`): frames as Arrow record batches through a `.bfbs` schema.
+//! - `sql` (feature `sql`): SQL over captures on DataFusion, byte-range partitions, and with
+//!   `distributed`, on a datafusion-distributed cluster.
 //!
 //! Each item has one path, except where code written for FlatStream 0.2.x needs a second: the
 //! framers are also in [`framing`], and `XxHash64`, `Crc32` and `Crc16` are also at the root
@@ -110,6 +113,9 @@
 //! | `tokio` | no | the `tokio` module: `FrameCodec` (tokio-util's `Decoder`/`Encoder`, payloads as `Bytes`), `AsyncStreamReader`, `AsyncStreamWriter` | no |
 //! | `rayon` | no | `split::ParallelFrames`: a byte slice (a memory-mapped file) read on all cores through [`split::SplitFrames`], unordered or in stream order | no |
 //! | `mmap` | no | `read::MappedFile`: a file's bytes as a `&[u8]`, memory-mapped (memmap2) where possible, read into memory where not; its one risk is documented on it | no |
+//! | `arrow` | no | the `arrow` module: frames as Arrow record batches through a `.bfbs` schema (flatstream-arrow, arrow 59) | no |
+//! | `sql` | no | the `sql` module: a DataFusion 55 file format, SQL over files and globs, byte-range partitions (flatstream-datafusion); implies `arrow` and every checksum | no |
+//! | `distributed` | no | `sql` on datafusion-distributed: the codec coordinator and workers register | no |
 //! | `unchecked` | no | `read::UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash`): `MappedFile`
@@ -255,6 +261,31 @@ pub mod checksum {
 #[cfg(feature = "tokio")]
 pub mod tokio {
     pub use flatstream_tokio::*;
+}
+
+/// Frames as Apache Arrow record batches (feature `arrow`; the flatstream-arrow crate).
+///
+/// A binary schema (`.bfbs`, from `flatc -b --schema`) and a root table are compiled once into
+/// a [`Plan`](arrow::Plan); its [`Converter`](arrow::Converter) verifies each payload against
+/// the schema and appends its row to Arrow builders, reading only the projected columns. The
+/// Arrow types are those of the re-exported [`arrow_array`](arrow::arrow_array) and
+/// [`arrow_schema`](arrow::arrow_schema) (arrow 59, the version DataFusion 55 uses).
+#[cfg(feature = "arrow")]
+pub mod arrow {
+    pub use flatstream_arrow::*;
+}
+
+/// SQL over captures, on Apache DataFusion (feature `sql`; the flatstream-datafusion crate).
+///
+/// A DataFusion file format for flatstream files: tables registered with
+/// [`SessionContextExt::register_flatstream`](sql::SessionContextExt::register_flatstream),
+/// `CREATE EXTERNAL TABLE … STORED AS FLATSTREAM`, or paths and globs read as tables; files cut
+/// into byte ranges that each read every frame once. The [`datafusion`](sql::datafusion) crate
+/// itself is re-exported. With the feature `distributed`, the codec that runs the format on a
+/// datafusion-distributed cluster.
+#[cfg(feature = "sql")]
+pub mod sql {
+    pub use flatstream_datafusion::*;
 }
 
 /// The frame's layout (header sizes, the default bound, the header's fields), and the framers
