@@ -96,3 +96,6 @@ pub use error::Error;
 pub use format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
 pub use options::{FlatstreamOptions, ScanSpec, SpecOptions};
 pub use source::FlatstreamSource;
+
+#[cfg(feature = "distributed")]
+pub mod distributed;
