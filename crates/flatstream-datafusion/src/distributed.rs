@@ -27,11 +27,14 @@
 //! });
 //! ```
 //!
-//! Forgetting it on a worker fails the query at once with datafusion-distributed's decoding
-//! error. Forgetting it on the coordinator would, in datafusion-distributed 4.0, surface only
-//! as a worker's "timeout waiting for the plan" after 10 seconds, the real error lost; so a
-//! flatstream table planned in a distributed session without the codec fails at planning
-//! instead, with an error that names [`with_flatstream_codec`](FlatstreamDistributedExt::with_flatstream_codec).
+//! Forgetting it on a worker fails the query at once, with datafusion-proto's decoding error
+//! "Internal error: Can't find required codec in codec list" (which calls itself a DataFusion
+//! bug; it is this missing registration). Forgetting it on the coordinator would, in
+//! datafusion-distributed 4.0, fail the query only after 10 seconds, with "Worker::execute_task
+//! timed-out while waiting for the plan to be set by the coordinator" and the encoding error
+//! lost; so a flatstream table planned in a distributed session without the codec fails at
+//! planning instead, with an error that names
+//! [`with_flatstream_codec`](FlatstreamDistributedExt::with_flatstream_codec).
 //!
 //! Every worker reads its byte ranges itself, from the table's location: a path that is the
 //! same on every machine, or object storage registered in each worker's runtime
