@@ -187,11 +187,18 @@ impl FileFormat for FlatstreamFormat {
 
     async fn create_physical_plan(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         conf: FileScanConfig,
     ) -> Result<Arc<dyn ExecutionPlan>> {
         self.spec_or_error()?;
-        Ok(DataSourceExec::from_data_source(conf))
+        let plan: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(conf);
+        // A distributed session without the codec would fail only on a worker, after its
+        // 10 s wait for the plan: fail here, saying what is missing.
+        #[cfg(feature = "distributed")]
+        crate::distributed::check_codec(state.config(), &plan)?;
+        #[cfg(not(feature = "distributed"))]
+        let _ = state;
+        Ok(plan)
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {

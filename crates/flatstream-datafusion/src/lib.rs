@@ -83,6 +83,15 @@
 //!
 //! Each scan partition counts `frames_read`, `bytes_scanned` (every byte fetched: framing
 //! detection, resynchronization, frames) and `skipped_frames`; `EXPLAIN ANALYZE` shows them.
+//!
+//! # On a cluster
+//!
+//! With the feature `distributed`, the module `distributed` runs these scans on
+//! datafusion-distributed: `FlatstreamCodec` carries a scan (its byte ranges and the schema's
+//! bytes) to the workers, and `with_flatstream_codec()` registers it, on the coordinator and
+//! on every worker. The example `distributed` is a worker and a coordinator; the crate's
+//! README says how to run them on real machines, over files in S3 (feature `aws`) or Google
+//! Cloud Storage (feature `gcp`).
 
 mod context;
 mod detect;
@@ -97,6 +106,9 @@ pub use error::Error;
 pub use format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
 pub use options::{FlatstreamOptions, ScanSpec, SpecOptions};
 pub use source::FlatstreamSource;
+
+#[cfg(feature = "distributed")]
+pub mod distributed;
 
 /// The DataFusion crate this format plugs into (55.2), for `SessionContext` and the rest.
 pub use datafusion;
