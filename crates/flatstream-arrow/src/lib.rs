@@ -20,8 +20,8 @@
 //!
 //! ```
 //! use flatstream::{DefaultDeframer, Frames};
-//! use flatstream_arrow::{BinarySchema, Options, Plan};
-//! use arrow_array::{cast::AsArray, types::UInt64Type};
+//! use flatstream::arrow::arrow_array::{cast::AsArray, types::UInt64Type};
+//! use flatstream::arrow::{BinarySchema, Options, Plan};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // Two frames of `telemetry.Telemetry { device_id, timestamp, value }`, without checksums.

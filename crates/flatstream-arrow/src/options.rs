@@ -16,7 +16,7 @@ pub enum Enums {
 /// options can be built in one expression or changed in steps.
 ///
 /// ```
-/// use flatstream_arrow::{Enums, Options};
+/// use flatstream::arrow::{Enums, Options};
 ///
 /// let mut options = Options::new();
 /// options.root_type("fleet.Robot").offset_column(true).enums(Enums::Integers);

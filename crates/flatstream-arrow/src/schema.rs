@@ -9,8 +9,8 @@ use std::sync::Arc;
 /// it is loaded. Cheap to clone.
 ///
 /// ```
-/// # fn main() -> Result<(), flatstream_arrow::Error> {
-/// let schema = flatstream_arrow::BinarySchema::load(concat!(
+/// # fn main() -> Result<(), flatstream::arrow::Error> {
+/// let schema = flatstream::arrow::BinarySchema::load(concat!(
 ///     env!("CARGO_MANIFEST_DIR"),
 ///     "/../../examples/fleet.bfbs"
 /// ))?;

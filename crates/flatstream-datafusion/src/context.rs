@@ -12,10 +12,10 @@ use std::sync::Arc;
 /// flatstream tables on a [`SessionContext`].
 ///
 /// ```no_run
-/// use datafusion::prelude::SessionContext;
-/// use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
+/// use flatstream::sql::datafusion::prelude::SessionContext;
+/// use flatstream::sql::{FlatstreamOptions, SessionContextExt};
 ///
-/// # async fn run() -> datafusion::error::Result<()> {
+/// # async fn run() -> flatstream::sql::datafusion::error::Result<()> {
 /// let ctx = SessionContext::new();
 /// ctx.register_flatstream(
 ///     "telemetry",

@@ -7,10 +7,12 @@
 //! scan travels through [`FlatstreamCodec`], which must be registered **on both sides**:
 //!
 //! ```no_run
-//! use datafusion::execution::SessionStateBuilder;
-//! use datafusion::prelude::SessionContext;
-//! use datafusion_distributed::{SessionStateBuilderExt, Worker, WorkerQueryContext};
-//! use flatstream_datafusion::distributed::FlatstreamDistributedExt;
+//! use flatstream::sql::datafusion::execution::SessionStateBuilder;
+//! use flatstream::sql::datafusion::prelude::SessionContext;
+//! use flatstream::sql::distributed::FlatstreamDistributedExt;
+//! use flatstream::sql::distributed::datafusion_distributed::{
+//!     SessionStateBuilderExt, Worker, WorkerQueryContext,
+//! };
 //!
 //! // The coordinator: plans, sends the scans.
 //! let state = SessionStateBuilder::new()
@@ -44,6 +46,10 @@
 //! [datafusion-distributed]: https://github.com/datafusion-contrib/datafusion-distributed
 
 use std::sync::Arc;
+
+/// The datafusion-distributed crate (4.0) this codec is for: its `Worker`, resolvers and
+/// session extensions.
+pub use datafusion_distributed;
 
 use datafusion::common::{Result, exec_datafusion_err, plan_err};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};

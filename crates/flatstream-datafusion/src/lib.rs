@@ -13,8 +13,8 @@
 //! is always given, never guessed from the data.
 //!
 //! ```
-//! use datafusion::prelude::SessionContext;
-//! use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
+//! use flatstream::sql::datafusion::prelude::SessionContext;
+//! use flatstream::sql::{FlatstreamOptions, SessionContextExt};
 //! # use flatstream::checksum::XxHash64;
 //! # use flatstream::{ChecksumFramer, StreamWriter};
 //! # use flatstream_test_support::telemetry::Reading;

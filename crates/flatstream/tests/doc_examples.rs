@@ -1,7 +1,8 @@
 //! The examples a user reads on this crate's pages can be pasted into a project that depends on
 //! `flatstream` alone.
 //!
-//! Items re-exported from the inner crates (flatstream-core, -adapters, -checksum, -tokio) show
+//! Items re-exported from the inner crates (flatstream-core, -adapters, -checksum, -tokio, -arrow,
+//! -datafusion) show
 //! those crates' doc examples on the facade's pages. Those examples are written against the
 //! facade's paths and compiled against the facade: each inner crate has `flatstream` as a
 //! (path-only) dev-dependency, so `cargo test --doc -p flatstream-core` fails if an example names
@@ -13,20 +14,25 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const INNER: [&str; 4] = [
+const INNER: [&str; 7] = [
     "flatstream_core::",
     "flatstream_adapters::",
     "flatstream_checksum::",
     "flatstream_tokio::",
+    "flatstream_arrow::",
+    "flatstream_datafusion::",
+    "flatstream_reflect::",
 ];
 
 /// The crates whose doc comments the facade's pages show.
-const SHOWN: [&str; 5] = [
+const SHOWN: [&str; 7] = [
     "flatstream",
     "flatstream-core",
     "flatstream-adapters",
     "flatstream-checksum",
     "flatstream-tokio",
+    "flatstream-arrow",
+    "flatstream-datafusion",
 ];
 
 fn workspace() -> PathBuf {
