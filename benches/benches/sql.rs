@@ -3,7 +3,8 @@
 //! device_id` in DataFusion with 1 and 2 target partitions (`flatstream_bench::sql` documents
 //! the rows and files). Feature `sql` (DataFusion); `cargo xtask bench-report` turns it on.
 //!
-//! Ids: `sql/<format>/<partitions>/<rows>`, the throughput the file's bytes. Every side's
+//! Ids: `sql/<format>-<partitions>/<rows>` (`sql/flatstream-2/17000000`), the throughput the
+//! file's bytes. Every side's
 //! answer is checked against the rows before timing starts. The files are written once into
 //! `<target>/flatstream-bench/sql-<rows>/` and reused. In test mode (`--test`, or `cargo test
 //! --features sql --bench sql`) the capture has 100 000 rows and each query runs once.
@@ -37,7 +38,7 @@ fn sql(c: &mut Criterion, test_mode: bool) {
                 "{}/{partitions}: a wrong answer",
                 format.name()
             );
-            let id = BenchmarkId::new(format!("{}/{partitions}", format.name()), rows);
+            let id = BenchmarkId::new(format!("{}-{partitions}", format.name()), rows);
             group.bench_function(id, |b| {
                 b.iter(|| black_box(runtime.block_on(aggregate(&ctx)).expect("run the query")));
             });

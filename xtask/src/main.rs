@@ -5,12 +5,15 @@
 //!   README summary and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from
 //!   the committed snapshot without running anything; `--check` fails if a rendered file is out
 //!   of date; `--only SUITE` runs one suite and merges its figures into the committed snapshot.
+//!   The bench crate's feature `sql` (DataFusion, built in release) is on for every run that
+//!   includes the `sql` suite.
 //! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
 //!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs` and
 //!   `examples/fleet.bfbs`, the telemetry schema and the test schema of the `flatstream`
 //!   command; the order book of the benchmarks) with flatc 25.12.19, and the order book's planus
 //!   code with planus 1.3.0; `--check` fails if a committed flatc file is out of date.
 
+mod arrow_sql;
 mod choose;
 mod criterion;
 mod files;
@@ -43,8 +46,9 @@ tasks:
         --quick       shorter warm-up and measurement (about 10 minutes on 2 cores)
         --render      render from the committed snapshot, run nothing
         --check       fail if a rendered file differs from what the snapshot renders to
-        --only SUITE  run one suite (a file of benches/benches/, such as `scaling`), replace
-                      its groups' figures in the committed snapshot, keep the rest, render
+        --only SUITE  run one suite (a file of benches/benches/, such as `scaling`, `arrow`
+                      or `sql`), replace its groups' figures in the committed snapshot, keep
+                      the rest, render
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
       examples/fleet.bfbs, benches/src/generated/) with flatc 25.12.19
