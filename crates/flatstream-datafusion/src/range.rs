@@ -1,0 +1,357 @@
+//! The frames of one byte range of a file, read over ranged reads: the partition rule.
+//!
+//! ```text
+//!  file  | frame | frame | frame | frame | frame | frame | frame |
+//!            start ^                     end ^
+//!                      ^ B(start)                 ^ B(end)
+//!                      '-- this partition's frames --'
+//! ```
+//!
+//! `B(c)` is the **boundary of a cut**: 0 for `c = 0`; the file's length for a cut at or past
+//! its end, and for every cut past 0 of a file without checksums (nothing tells a frame start
+//! from payload bytes there); otherwise the first frame that core's resynchronization
+//! ([`SplitFrames::sync`]) confirms in the bytes `[c, c + W)`, then `[c, c + 2W)`, `[c, c +
+//! 4W)` … up to the end of the file, or the file's length if none is. `B` depends on the
+//! file's bytes and on `c` alone, so the partition that ends at `c` and the one that starts at
+//! `c` compute the same value without talking to each other.
+//!
+//! A partition `[start, end)` reads the chain of frames from `B(start)`, each frame from where
+//! the one before it ended, and stops where the chain reaches `B(end)`. If the chain steps
+//! over `B(end)` (or starts past it), the partition fails with
+//! [`Error::Resync`](crate::Error::Resync) instead of guessing.
+//!
+//! **Why every frame is read exactly once**, when no partition fails: partition 0 starts at
+//! byte 0, a real frame boundary, so its chain is the file's real frames; it stopped exactly
+//! on `B(s₁)`, so `B(s₁)` is a real boundary, and partition 1, which starts there, reads real
+//! frames in turn, and so on. The partitions' chains are consecutive pieces of the one chain
+//! a sequential reader walks, cut at `B(s₁) ≤ B(s₂) ≤ …`, and the last ends at the file's end.
+//! A false resynchronization (payload bytes that read as frames, such as a stream stored
+//! inside a payload) at some `B(sₖ)` cannot be landed on by the real chain of partition
+//! `k - 1`: that partition fails, and so does the query. docs/design.md has the longer
+//! version.
+
+use crate::error::Error;
+use bytes::{Bytes, BytesMut};
+use flatstream_checksum::AnyChecksum;
+use flatstream_core::decode::{Decoded, Decoder};
+use flatstream_core::{ChecksumDeframer, Deframer, SplitFrames};
+use futures::future::BoxFuture;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt};
+use std::ops::Range;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The first window resynchronization searches, `W`; it doubles until a frame is found or the
+/// file ends.
+pub(crate) const RESYNC_WINDOW: u64 = 1 << 20;
+
+/// The bytes a partition reads at a time, at least (more when one frame needs more).
+pub(crate) const READ_CHUNK: u64 = 1 << 20;
+
+/// A file's bytes, read by range.
+pub(crate) trait ByteSource: Send + Sync {
+    /// The file's length.
+    fn len(&self) -> u64;
+    /// The file's name, for errors.
+    fn name(&self) -> &str;
+    /// The bytes `range` (within the file).
+    fn read(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes, Error>>;
+}
+
+/// A file of an object store, counting the bytes it reads.
+pub(crate) struct StoreFile {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    pub(crate) location: Path,
+    pub(crate) size: u64,
+    pub(crate) read: Arc<AtomicU64>,
+}
+
+impl ByteSource for StoreFile {
+    fn len(&self) -> u64 {
+        self.size
+    }
+
+    fn name(&self) -> &str {
+        self.location.as_ref()
+    }
+
+    fn read(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes, Error>> {
+        Box::pin(async move {
+            let bytes = self
+                .store
+                .get_range(&self.location, range.clone())
+                .await
+                .map_err(|source| Error::Read {
+                    path: self.location.to_string(),
+                    start: range.start,
+                    end: range.end,
+                    source,
+                })?;
+            self.read.fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            Ok(bytes)
+        })
+    }
+}
+
+/// A file held in memory (tests, and small inputs).
+#[cfg(test)]
+pub(crate) struct MemoryFile {
+    pub(crate) bytes: Bytes,
+    pub(crate) name: String,
+}
+
+#[cfg(test)]
+impl ByteSource for MemoryFile {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn read(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes, Error>> {
+        let bytes = self.bytes.slice(range.start as usize..range.end as usize);
+        Box::pin(async move { Ok(bytes) })
+    }
+}
+
+/// The frame a [`RangeReader`] found: its offset in the file, and where its payload lies in
+/// [`RangeReader::bytes`].
+#[derive(Debug, Clone)]
+pub(crate) struct FrameRef {
+    pub(crate) offset: u64,
+    pub(crate) payload: Range<usize>,
+}
+
+/// The sizes a [`RangeReader`] reads with: the first resynchronization window `W` and the
+/// least bytes read at a time. Part of the partition rule (`W` is in `B`): every partition of
+/// a scan must use the same.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sizes {
+    pub(crate) window: u64,
+    pub(crate) chunk: u64,
+}
+
+impl Default for Sizes {
+    fn default() -> Self {
+        Sizes {
+            window: RESYNC_WINDOW,
+            chunk: READ_CHUNK,
+        }
+    }
+}
+
+/// The frames of the file that a partition `[start, end)` owns (see the module docs).
+pub(crate) struct RangeReader<S> {
+    src: S,
+    sizes: Sizes,
+    decoder: Decoder<ChecksumDeframer<AnyChecksum>>,
+    max_frame_len: usize,
+    start: u64,
+    end: u64,
+    /// Where the partition's first frame starts: `B(start)`.
+    first: u64,
+    /// The next frame.
+    pos: u64,
+    /// `B(end)`, once needed.
+    stop: Option<u64>,
+    /// The file's bytes `[buf_start, buf_start + buf.len())`.
+    buf: Bytes,
+    buf_start: u64,
+    done: bool,
+}
+
+impl<S: ByteSource> RangeReader<S> {
+    /// The reader of the partition `range` of `src`, framed with `checksum`, payloads bounded
+    /// by `max_frame_len`. Finds `B(range.start)` (reading from there).
+    pub(crate) async fn open(
+        src: S,
+        range: Range<u64>,
+        checksum: AnyChecksum,
+        max_frame_len: usize,
+        sizes: Sizes,
+    ) -> Result<Self, Error> {
+        let len = src.len();
+        let start = range.start.min(len);
+        let end = range.end.clamp(start, len);
+        let deframer = ChecksumDeframer::new(checksum);
+        let decoder = Decoder::new(deframer).with_max_frame_len(max_frame_len);
+        let mut reader = RangeReader {
+            src,
+            sizes,
+            decoder,
+            max_frame_len,
+            start,
+            end,
+            first: 0,
+            pos: 0,
+            stop: (end == len).then_some(len),
+            buf: Bytes::new(),
+            buf_start: 0,
+            done: false,
+        };
+        let (first, window) = reader.boundary(start).await?;
+        reader.first = first;
+        reader.pos = first;
+        if let Some((at, bytes)) = window {
+            reader.buf_start = at;
+            reader.buf = bytes;
+        } else {
+            reader.buf_start = first;
+        }
+        Ok(reader)
+    }
+
+    /// `B(cut)`, and the bytes read to find it (from `cut - 1`), if any were.
+    async fn boundary(&self, cut: u64) -> Result<(u64, Option<(u64, Bytes)>), Error> {
+        let len = self.src.len();
+        if cut == 0 {
+            return Ok((0, None));
+        }
+        if cut >= len || self.decoder.deframer().checksum_size() == 0 {
+            return Ok((len, None));
+        }
+        // One byte before the cut: a split that starts past 0 resynchronizes, and reads
+        // nothing before its start.
+        let base = cut - 1;
+        let mut window = self.sizes.window.max(1);
+        let mut bytes = BytesMut::from(&self.src.read(base..len.min(cut + window)).await?[..]);
+        loop {
+            let split = SplitFrames::new(&bytes, 1..bytes.len(), self.decoder.deframer().clone())
+                .map_err(|source| self.frame_error(source))?;
+            if let Some(at) = split.with_max_frame_len(self.max_frame_len).sync() {
+                return Ok((base + at, Some((base, bytes.freeze()))));
+            }
+            let read_to = base + bytes.len() as u64;
+            if read_to >= len {
+                return Ok((len, None));
+            }
+            window = window.saturating_mul(2);
+            let more = self.src.read(read_to..len.min(cut.saturating_add(window))).await?;
+            bytes.extend_from_slice(&more);
+        }
+    }
+
+    /// The next frame of the partition; `None` after its last.
+    ///
+    /// # Errors
+    ///
+    /// A framing error (with the file's name and the frame's offset), a failed read, or
+    /// [`Error::Resync`] where the chain steps over `B(end)`. The reader then ends.
+    pub(crate) async fn next(&mut self) -> Result<Option<FrameRef>, Error> {
+        if self.done {
+            return Ok(None);
+        }
+        let step = self.step().await;
+        if !matches!(step, Ok(Some(_))) {
+            self.done = true;
+        }
+        step
+    }
+
+    async fn step(&mut self) -> Result<Option<FrameRef>, Error> {
+        loop {
+            if self.pos >= self.end {
+                let stop = match self.stop {
+                    Some(stop) => stop,
+                    None => {
+                        let stop = self.boundary(self.end).await?.0;
+                        self.stop = Some(stop);
+                        stop
+                    }
+                };
+                if self.pos == stop {
+                    return Ok(None);
+                }
+                if self.pos > stop {
+                    return Err(Error::Resync {
+                        path: self.src.name().to_owned(),
+                        start: self.start,
+                        end: self.end,
+                        from: self.first,
+                        reached: self.pos,
+                        boundary: stop,
+                    });
+                }
+            }
+            let at = usize::try_from(self.pos - self.buf_start).unwrap_or(usize::MAX);
+            let rest = self.buf.get(at..).unwrap_or(&[]);
+            match self.decoder.decode(rest, self.pos) {
+                Ok(Decoded::Frame(frame)) => {
+                    let header = frame.len() - frame.payload().len();
+                    let found = FrameRef {
+                        offset: self.pos,
+                        payload: at + header..at + frame.len(),
+                    };
+                    self.pos += frame.len() as u64;
+                    return Ok(Some(found));
+                }
+                Ok(Decoded::Rejected { error, .. }) | Err(error) => {
+                    return Err(self.frame_error(error));
+                }
+                Ok(Decoded::Incomplete(need)) => {
+                    let held = self.buf_start + self.buf.len() as u64;
+                    if held >= self.src.len() {
+                        // The file ends inside the frame.
+                        return Err(self.frame_error(need.into_error(self.pos)));
+                    }
+                    self.refill(need.needed() as u64).await?;
+                }
+            }
+        }
+    }
+
+    /// Reads on from the bytes held, toward the `needed` bytes the frame at `pos` needs from
+    /// there (as far as its header tells): at least the chunk size, and at most double
+    /// the frame's bytes held, so that memory grows with the bytes received, never with a
+    /// header's claim. Keeps the unread bytes, drops the rest.
+    async fn refill(&mut self, needed: u64) -> Result<(), Error> {
+        let held = self.buf_start + self.buf.len() as u64;
+        let unread = held - self.pos;
+        let want = needed.min(unread.saturating_mul(2)).max(self.sizes.chunk.max(1));
+        let to = self.src.len().min(self.pos.saturating_add(want));
+        let more = self.src.read(held..to).await?;
+        let at = usize::try_from(self.pos - self.buf_start).unwrap_or(0);
+        let mut joined = BytesMut::with_capacity(self.buf.len() - at + more.len());
+        joined.extend_from_slice(&self.buf[at..]);
+        joined.extend_from_slice(&more);
+        self.buf = joined.freeze();
+        self.buf_start = self.pos;
+        Ok(())
+    }
+
+    /// The bytes a [`FrameRef`]'s payload range points into (valid until the next call to
+    /// [`next`](Self::next)).
+    pub(crate) fn bytes(&self) -> &Bytes {
+        &self.buf
+    }
+
+    /// The file's name.
+    pub(crate) fn name(&self) -> &str {
+        self.src.name()
+    }
+
+    /// The source read.
+    pub(crate) fn source(&self) -> &S {
+        &self.src
+    }
+
+    /// The byte range asked for, clamped to the file.
+    #[cfg(test)]
+    pub(crate) fn range(&self) -> Range<u64> {
+        self.start..self.end
+    }
+
+    fn frame_error(&self, source: flatstream_core::Error) -> Error {
+        Error::Frame {
+            path: self.src.name().to_owned(),
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "range_tests.rs"]
+mod tests;

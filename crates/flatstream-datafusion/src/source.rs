@@ -1,0 +1,375 @@
+//! [`FlatstreamSource`], the `FileSource` of a scan, and its `FileOpener`: one byte range of
+//! one file in, record batches out.
+
+use crate::detect::{self, HEAD};
+use crate::error::Error;
+use crate::options::ScanSpec;
+use crate::range::{ByteSource, RangeReader, Sizes, StoreFile};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::common::Result;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::physical_plan::{
+    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
+};
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::DataFusionError;
+use datafusion::physical_expr::projection::ProjectionExprs;
+use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
+use datafusion::physical_plan::{DisplayFormatType, PhysicalExpr};
+use flatstream_arrow::{Converter, Plan};
+use flatstream_checksum::{AnyChecksum, ChecksumKind};
+use futures::StreamExt;
+use object_store::ObjectStore;
+use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The [`FileSource`] of a scan of flatstream files: the table's schema, the [`ScanSpec`] it
+/// reads with, and the projection DataFusion pushed into it.
+///
+/// A physical codec (datafusion-distributed's workers) rebuilds it with
+/// [`new`](Self::new) from the table schema and the spec
+/// ([`ScanSpec::to_bytes`]/[`from_bytes`](ScanSpec::from_bytes)); the file groups, their
+/// byte ranges and the projection travel in the `FileScanConfig`. It pushes no filter down:
+/// there is none to carry.
+#[derive(Clone)]
+pub struct FlatstreamSource {
+    table_schema: TableSchema,
+    spec: ScanSpec,
+    projection: SplitProjection,
+    batch_size: Option<usize>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl fmt::Debug for FlatstreamSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FlatstreamSource")
+            .field("spec", &self.spec)
+            .field("file_columns", &self.projection.file_indices)
+            .field("batch_size", &self.batch_size)
+            .finish()
+    }
+}
+
+impl FlatstreamSource {
+    /// A source reading the table `table_schema` (the spec's
+    /// [`file_schema`](flatstream_arrow::Plan::file_schema), plus any partition columns)
+    /// with `spec`, every column projected.
+    pub fn new(table_schema: impl Into<TableSchema>, spec: ScanSpec) -> Self {
+        let table_schema = table_schema.into();
+        FlatstreamSource {
+            projection: SplitProjection::unprojected(&table_schema),
+            table_schema,
+            spec,
+            batch_size: None,
+            metrics: ExecutionPlanMetricsSet::new(),
+        }
+    }
+
+    /// What the scan reads with.
+    pub fn spec(&self) -> &ScanSpec {
+        &self.spec
+    }
+
+    /// The columns of the file schema the scan converts, in order (the projection pushed
+    /// down; the rest of it, such as partition columns, is applied on top).
+    pub fn file_columns(&self) -> &[usize] {
+        &self.projection.file_indices
+    }
+}
+
+impl FileSource for FlatstreamSource {
+    fn create_file_opener(
+        &self,
+        object_store: Arc<dyn ObjectStore>,
+        base_config: &FileScanConfig,
+        partition: usize,
+    ) -> Result<Arc<dyn FileOpener>> {
+        let mut batch_size = self.batch_size.unwrap_or(8192);
+        if let Some(limit) = base_config.limit {
+            // A LIMIT stops the scan after this many rows: no batch reads more frames.
+            batch_size = batch_size.min(limit.max(1));
+        }
+        let plan = self
+            .spec
+            .plan()
+            .with_projection(&self.projection.file_indices)
+            .map_err(|e| DataFusionError::External(Box::new(Error::Schema(e))))?
+            .with_batch_size(batch_size);
+        let opener = Arc::new(FlatstreamOpener {
+            plan,
+            checksum: self.spec.options().checksum,
+            max_frame_len: self.spec.options().max_frame_len,
+            store: object_store,
+            metrics: Metrics {
+                skipped: MetricBuilder::new(&self.metrics).counter("skipped_frames", partition),
+                bytes: MetricBuilder::new(&self.metrics).counter("bytes_scanned", partition),
+                frames: MetricBuilder::new(&self.metrics).counter("frames_read", partition),
+            },
+        });
+        ProjectionOpener::try_new(
+            self.projection.clone(),
+            opener,
+            self.table_schema.file_schema(),
+        )
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
+        let mut source = self.clone();
+        source.batch_size = Some(batch_size);
+        Arc::new(source)
+    }
+
+    fn projection(&self) -> Option<&ProjectionExprs> {
+        Some(&self.projection.source)
+    }
+
+    fn try_pushdown_projection(
+        &self,
+        projection: &ProjectionExprs,
+    ) -> Result<Option<Arc<dyn FileSource>>> {
+        let mut source = self.clone();
+        let merged = self.projection.source.try_merge(projection)?;
+        source.projection = SplitProjection::new(self.table_schema.file_schema(), &merged);
+        Ok(Some(Arc::new(source)))
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &str {
+        "flatstream"
+    }
+
+    fn fmt_extra(&self, t: DisplayFormatType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let options = self.spec.options();
+        let checksum = options.checksum.map_or("auto", ChecksumKind::name);
+        match t {
+            DisplayFormatType::TreeRender => {
+                writeln!(f, "root_type={}", self.spec.plan().root_type())?;
+                writeln!(f, "checksum={checksum}")
+            }
+            _ => write!(
+                f,
+                ", root_type={}, checksum={checksum}",
+                self.spec.plan().root_type()
+            ),
+        }
+    }
+
+    /// A checksum-less stream cannot be cut anywhere but at 0 (see the crate docs): its files
+    /// are not split. With a checksum, or detected per file: split, each range resynchronizing.
+    fn supports_repartitioning(&self) -> bool {
+        self.spec.options().checksum != Some(ChecksumKind::None)
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
+    }
+}
+
+/// The counters of one partition's scan.
+#[derive(Clone)]
+struct Metrics {
+    skipped: Count,
+    bytes: Count,
+    frames: Count,
+}
+
+/// Opens one byte range of one file: the framing (given or detected), the range reader, and
+/// a stream of batches from its frames.
+struct FlatstreamOpener {
+    plan: Plan,
+    checksum: Option<ChecksumKind>,
+    max_frame_len: usize,
+    store: Arc<dyn ObjectStore>,
+    metrics: Metrics,
+}
+
+impl FileOpener for FlatstreamOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        let plan = self.plan.clone();
+        let given = self.checksum;
+        let max = self.max_frame_len;
+        let metrics = self.metrics.clone();
+        let src = StoreFile {
+            store: self.store.clone(),
+            location: file.object_meta.location.clone(),
+            size: file.object_meta.size,
+            read: Arc::new(AtomicU64::new(0)),
+        };
+        let range = match &file.range {
+            Some(r) => {
+                u64::try_from(r.start).unwrap_or(0)..u64::try_from(r.end).unwrap_or(0)
+            }
+            None => 0..file.object_meta.size,
+        };
+        Ok(Box::pin(async move {
+            let kind = match given {
+                Some(kind) => kind,
+                None => detect_framing(&src, max).await?,
+            };
+            let checksum = AnyChecksum::new(kind).map_err(|e| Error::ChecksumUnavailable {
+                kind: kind.name().to_owned(),
+                reason: e.to_string(),
+            })?;
+            let reader = RangeReader::open(src, range, checksum, max, Sizes::default()).await?;
+            let state = Scan {
+                reader,
+                converter: plan.converter(),
+                pending: None,
+                done: false,
+                metrics,
+                skipped: 0,
+                counted: 0,
+            };
+            Ok(futures::stream::unfold(state, Scan::next_batch).boxed())
+        }))
+    }
+}
+
+/// The framing of the file `src`, told from its leading bytes.
+async fn detect_framing(src: &StoreFile, max: usize) -> Result<ChecksumKind, Error> {
+    let len = src.len();
+    let head = src.read(0..len.min(HEAD)).await?;
+    detect::detect(&head, head.len() as u64 == len, max).map_err(|why| Error::Framing {
+        path: src.name().to_owned(),
+        why,
+    })
+}
+
+/// The state of one range's stream of batches.
+struct Scan {
+    reader: RangeReader<StoreFile>,
+    converter: Converter,
+    /// An error met after some rows: reported after the batch of those rows.
+    pending: Option<Error>,
+    done: bool,
+    metrics: Metrics,
+    /// The converter's skipped count already added to the metric.
+    skipped: u64,
+    /// The bytes read already added to the metric.
+    counted: u64,
+}
+
+impl Scan {
+    /// The next batch: up to the plan's batch size of rows, converted from the frames that
+    /// follow; `None` at the end of the range.
+    async fn next_batch(mut self) -> Option<(Result<RecordBatch>, Self)> {
+        if let Some(e) = self.pending.take() {
+            return Some((Err(e.into()), self));
+        }
+        if self.done {
+            return None;
+        }
+        let size = self.converter.plan().batch_size();
+        while self.converter.len() < size {
+            let failed = match self.reader.next().await {
+                Ok(Some(frame)) => {
+                    self.metrics.frames.add(1);
+                    let payload = &self.reader.bytes()[frame.payload.clone()];
+                    match self.converter.append(frame.offset, payload) {
+                        Ok(_) => continue,
+                        Err(source) => Error::Convert {
+                            path: self.reader.name().to_owned(),
+                            source,
+                        },
+                    }
+                }
+                Ok(None) => {
+                    self.done = true;
+                    break;
+                }
+                Err(e) => e,
+            };
+            self.done = true;
+            if self.converter.is_empty() {
+                return Some((Err(failed.into()), self));
+            }
+            self.pending = Some(failed);
+            break;
+        }
+        // Every byte read for this range: detection, resynchronization, frames.
+        let read = self.reader.source().read.load(Ordering::Relaxed);
+        self.metrics
+            .bytes
+            .add(usize::try_from(read - self.counted).unwrap_or(usize::MAX));
+        self.counted = read;
+        let skipped = self.converter.skipped();
+        self.metrics
+            .skipped
+            .add(usize::try_from(skipped - self.skipped).unwrap_or(usize::MAX));
+        self.skipped = skipped;
+        if self.converter.is_empty() && self.pending.is_none() {
+            return None;
+        }
+        let batch = self.converter.finish().map_err(|source| {
+            DataFusionError::from(Error::Convert {
+                path: self.reader.name().to_owned(),
+                source,
+            })
+        });
+        Some((batch, self))
+    }
+}
+
+/// The source of a format made without options ([`FileFormatFactory::default`]): it has no
+/// schema, and opening a file with it fails with [`Error::NoSchema`].
+///
+/// [`FileFormatFactory::default`]: datafusion::datasource::file_format::FileFormatFactory::default
+pub(crate) fn unconfigured(table_schema: TableSchema) -> Arc<dyn FileSource> {
+    Arc::new(Unconfigured {
+        table_schema,
+        metrics: ExecutionPlanMetricsSet::new(),
+    })
+}
+
+#[derive(Clone)]
+struct Unconfigured {
+    table_schema: TableSchema,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl FileSource for Unconfigured {
+    fn create_file_opener(
+        &self,
+        _object_store: Arc<dyn ObjectStore>,
+        _base_config: &FileScanConfig,
+        _partition: usize,
+    ) -> Result<Arc<dyn FileOpener>> {
+        Err(Error::NoSchema.into())
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, _batch_size: usize) -> Arc<dyn FileSource> {
+        Arc::new(self.clone())
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &str {
+        "flatstream"
+    }
+
+    fn apply_expressions(
+        &self,
+        _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        Ok(TreeNodeRecursion::Continue)
+    }
+}
