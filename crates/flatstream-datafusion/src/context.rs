@@ -3,7 +3,8 @@
 use crate::format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
 use crate::options::FlatstreamOptions;
 use datafusion::common::Result;
-use datafusion::datasource::listing::ListingOptions;
+use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
+use datafusion::datasource::listing_table_factory::ListingTableFactory;
 use datafusion::execution::context::SessionContext;
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -42,8 +43,8 @@ pub trait SessionContextExt {
     fn set_flatstream_options(&self, options: FlatstreamOptions) -> Result<()>;
 
     /// Registers the table `name` of the flatstream files at `table_path`: a file, a glob
-    /// (`captures/*.fs`) or a directory (every file in it, as `CREATE EXTERNAL TABLE` reads
-    /// one), read with `options` (not the session's). Loads the schema and checks the options
+    /// (`captures/*.fs`) or a directory (its `.fstream` files, as `CREATE EXTERNAL TABLE`
+    /// reads one), read with `options` (not the session's). Loads the schema and checks the options
     /// now; the files are read by queries. Registers the format as
     /// [`register_flatstream_format`](Self::register_flatstream_format) does.
     fn register_flatstream<'a>(
@@ -61,6 +62,13 @@ impl SessionContextExt for SessionContext {
         for ext in EXTENSIONS {
             state.register_file_format(Arc::new(FlatstreamFormatFactory::new(ext)), true)?;
         }
+        // `CREATE EXTERNAL TABLE … STORED AS FLATSTREAM` finds its table factory by the name
+        // (upper case, as DataFusion registers its own formats), and the listing table
+        // factory finds the format registered above.
+        state.table_factories_mut().insert(
+            "FLATSTREAM".to_owned(),
+            Arc::new(ListingTableFactory::new()),
+        );
         let extensions = &mut state.config_mut().options_mut().extensions;
         if extensions.get::<FlatstreamOptions>().is_none() {
             extensions.insert(FlatstreamOptions::default());
@@ -90,8 +98,14 @@ impl SessionContextExt for SessionContext {
             self.register_flatstream_format()?;
             let spec = options.resolve()?;
             let format = FlatstreamFormat::new(spec);
-            // No extension filter: the path names the files (a directory: all of them).
-            let listing = ListingOptions::new(Arc::new(format)).with_file_extension("");
+            // A file or a glob names the files; a directory is read for its `.fstream` files.
+            let url = ListingTableUrl::parse(table_path)?;
+            let ext = if url.is_collection() && url.get_glob().is_none() {
+                ".fstream"
+            } else {
+                ""
+            };
+            let listing = ListingOptions::new(Arc::new(format)).with_file_extension(ext);
             self.register_listing_table(name, table_path, listing, None, None)
                 .await
         })

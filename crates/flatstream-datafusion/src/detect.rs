@@ -63,7 +63,10 @@ pub(crate) fn detect(head: &[u8], complete: bool, max: usize) -> Result<Checksum
                 .iter()
                 .filter(|t| t.frames == best.frames)
                 .map(|t| t.kind);
-            return Err(format!("the leading frames verify under {} alike", names(tied)));
+            return Err(format!(
+                "the leading frames verify under {} alike",
+                names(tied)
+            ));
         }
         [] => {}
     }

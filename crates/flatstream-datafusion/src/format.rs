@@ -18,11 +18,13 @@ use object_store::{ObjectMeta, ObjectStore};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// The extensions registered by
+/// The names the format is registered under by
 /// [`register_flatstream_format`](crate::SessionContextExt::register_flatstream_format):
-/// `flatstream` (for `STORED AS FLATSTREAM`), `fstream` (what `flatstream` commands and the
-/// demo write) and `fs` (a short form). A path read as a table (`SELECT … FROM 'x.fstream'`)
-/// is read as flatstream if it ends in `.fstream` or `.fs`.
+/// `flatstream` (for `STORED AS FLATSTREAM`), `fstream` (the extension `flatstream` commands
+/// and the demo write) and `fs` (a short form). A path read as a table (`SELECT … FROM
+/// 'x.fstream'`) is read as flatstream if it ends in `.fstream` or `.fs`; a directory given
+/// as a table's location is read for its `.fstream` files (name others with a glob:
+/// `'captures/*.fs'`).
 pub const EXTENSIONS: [&str; 3] = ["flatstream", "fstream", "fs"];
 
 /// Makes [`FlatstreamFormat`]s, for one extension (its [`GetExt`]), from the session's
@@ -72,26 +74,47 @@ impl FileFormatFactory for FlatstreamFormatFactory {
                 .cloned()
                 .unwrap_or_default(),
         };
-        options.apply(format_options)?;
-        let spec = options.resolve()?;
-        Ok(Arc::new(FlatstreamFormat::new(spec).with_ext(self.ext.clone())))
+        // An error here is kept in the format and reported where the table's schema is
+        // asked for: DataFusion drops the errors of this call for a path read as a table
+        // ("table not found"), and the user must learn that the schema is missing.
+        let spec = options
+            .apply(format_options)
+            .and_then(|()| options.resolve())
+            .map_err(|e| Arc::new(DataFusionError::from(e)));
+        Ok(Arc::new(FlatstreamFormat {
+            spec,
+            ext: file_ext(&self.ext),
+        }))
     }
 
     /// A format without options: it has no schema, and planning a scan with it fails with
     /// [`Error::NoSchema`].
     fn default(&self) -> Arc<dyn FileFormat> {
         Arc::new(FlatstreamFormat {
-            spec: None,
-            ext: self.ext.clone(),
+            spec: Err(Arc::new(Error::NoSchema.into())),
+            ext: file_ext(&self.ext),
         })
+    }
+}
+
+/// The files' extension for a factory's name: `STORED AS FLATSTREAM` reads `.fstream` files
+/// from a directory, as `flatstream` commands write them.
+fn file_ext(name: &str) -> String {
+    if name.eq_ignore_ascii_case("flatstream") {
+        "fstream".to_owned()
+    } else {
+        name.to_owned()
     }
 }
 
 /// The flatstream [`FileFormat`]: its schema is the `.bfbs` schema's root table (never
 /// guessed from data), its scans a [`FlatstreamSource`].
+///
+/// A format whose options were wrong (no schema, say) is still made, and reports the error
+/// when the table's schema or a scan is asked for.
 #[derive(Debug, Clone)]
 pub struct FlatstreamFormat {
-    spec: Option<ScanSpec>,
+    spec: Result<ScanSpec, Arc<DataFusionError>>,
     ext: String,
 }
 
@@ -99,7 +122,7 @@ impl FlatstreamFormat {
     /// The format reading with `spec`, for the extension `fstream`.
     pub fn new(spec: ScanSpec) -> Self {
         FlatstreamFormat {
-            spec: Some(spec),
+            spec: Ok(spec),
             ext: "fstream".to_owned(),
         }
     }
@@ -110,15 +133,15 @@ impl FlatstreamFormat {
         self
     }
 
-    /// What scans read with; `None` for a format made without options.
+    /// What scans read with; `None` for a format whose options were wrong.
     pub fn spec(&self) -> Option<&ScanSpec> {
-        self.spec.as_ref()
+        self.spec.as_ref().ok()
     }
 
     fn spec_or_error(&self) -> Result<&ScanSpec> {
         self.spec
             .as_ref()
-            .ok_or_else(|| DataFusionError::from(Error::NoSchema))
+            .map_err(|e| DataFusionError::Shared(e.clone()))
     }
 }
 
@@ -173,8 +196,8 @@ impl FileFormat for FlatstreamFormat {
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         match &self.spec {
-            Some(spec) => Arc::new(FlatstreamSource::new(table_schema, spec.clone())),
-            None => crate::source::unconfigured(table_schema),
+            Ok(spec) => Arc::new(FlatstreamSource::new(table_schema, spec.clone())),
+            Err(e) => crate::source::unconfigured(table_schema, e.clone()),
         }
     }
 }

@@ -54,8 +54,9 @@
 //!   session's, `SET flatstream.schema = 'telemetry.bfbs'` or
 //!   [`SessionContextExt::set_flatstream_options`].
 //!
-//! Files ending in `.fstream` (what `flatstream` commands write) and `.fs` are read as
-//! flatstream; `STORED AS FLATSTREAM` reads any name. The options are listed on
+//! Paths read as tables are read as flatstream if they end in `.fstream` (what `flatstream`
+//! commands write) or `.fs`. A directory given as a table's location is read for its
+//! `.fstream` files; a glob (`'captures/*.fs'`) or a file names any others. The options are listed on
 //! [`FlatstreamOptions`]; without `checksum`, each file's framing is told from its leading
 //! frames, as `flatstream inspect` does.
 //!

@@ -5,9 +5,9 @@
 use crate::error::Error;
 use datafusion::common::config::ConfigExtension;
 use datafusion::common::extensions_options;
+use flatstream_arrow::{BinarySchema, Enums, Options, Plan};
 use flatstream_checksum::ChecksumKind;
 use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
-use flatstream_arrow::{BinarySchema, Enums, Options, Plan};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
@@ -303,7 +303,8 @@ impl ScanSpec {
         let flags = r.byte()?;
         let max_frame_len = usize::try_from(r.u64()?).map_err(|_| bad("bound too large"))?;
         let has_root = r.byte()? != 0;
-        let root = String::from_utf8(r.chunk()?.to_vec()).map_err(|_| bad("root type not utf-8"))?;
+        let root =
+            String::from_utf8(r.chunk()?.to_vec()).map_err(|_| bad("root type not utf-8"))?;
         let schema: Arc<[u8]> = r.chunk()?.into();
         if !r.0.is_empty() {
             return Err(bad("trailing bytes"));

@@ -229,7 +229,10 @@ impl<S: ByteSource> RangeReader<S> {
                 return Ok((len, None));
             }
             window = window.saturating_mul(2);
-            let more = self.src.read(read_to..len.min(cut.saturating_add(window))).await?;
+            let more = self
+                .src
+                .read(read_to..len.min(cut.saturating_add(window)))
+                .await?;
             bytes.extend_from_slice(&more);
         }
     }
@@ -310,7 +313,9 @@ impl<S: ByteSource> RangeReader<S> {
     async fn refill(&mut self, needed: u64) -> Result<(), Error> {
         let held = self.buf_start + self.buf.len() as u64;
         let unread = held - self.pos;
-        let want = needed.min(unread.saturating_mul(2)).max(self.sizes.chunk.max(1));
+        let want = needed
+            .min(unread.saturating_mul(2))
+            .max(self.sizes.chunk.max(1));
         let to = self.src.len().min(self.pos.saturating_add(want));
         let more = self.src.read(held..to).await?;
         let at = usize::try_from(self.pos - self.buf_start).unwrap_or(0);
@@ -336,12 +341,6 @@ impl<S: ByteSource> RangeReader<S> {
     /// The source read.
     pub(crate) fn source(&self) -> &S {
         &self.src
-    }
-
-    /// The byte range asked for, clamped to the file.
-    #[cfg(test)]
-    pub(crate) fn range(&self) -> Range<u64> {
-        self.start..self.end
     }
 
     fn frame_error(&self, source: flatstream_core::Error) -> Error {

@@ -143,7 +143,10 @@ fn a_stream_inside_a_payload_fails_the_range_before_it_rather_than_duplicate() {
     // The second frame's payload is a whole stream of the same framing: a cut inside it
     // resynchronizes on the inner frames, which the outer chain steps over.
     let kind = ChecksumKind::Crc32;
-    let inner = stream(kind, &[b"in-1".to_vec(), b"in-2".to_vec(), b"in-3".to_vec()]);
+    let inner = stream(
+        kind,
+        &[b"in-1".to_vec(), b"in-2".to_vec(), b"in-3".to_vec()],
+    );
     let payloads = vec![b"head".to_vec(), inner, b"tail".to_vec(), b"end".to_vec()];
     let bytes = stream(kind, &payloads);
     let inner_start = 8 + 4 + 8; // the first frame, then the outer header
@@ -187,7 +190,13 @@ fn damage_is_an_error_naming_the_file_and_the_offset() {
         }
     ));
     // The partitions after the damage read their frames.
-    let late = partition(kind, &bytes, 7 * frame as u64 - 3..bytes.len() as u64, SMALL).unwrap();
+    let late = partition(
+        kind,
+        &bytes,
+        7 * frame as u64 - 3..bytes.len() as u64,
+        SMALL,
+    )
+    .unwrap();
     assert_eq!(late.first().map(|f| f.0), Some(7 * frame as u64));
     assert_eq!(late.len(), 13);
 }
@@ -242,9 +251,10 @@ fn case() -> impl Strategy<Value = (ChecksumKind, Vec<u8>, Vec<u64>)> {
         .prop_flat_map(|(kind, payloads, damage, at, bit)| {
             let mut bytes = stream(kind, &payloads);
             if !bytes.is_empty() {
+                let at = at.index(bytes.len());
                 match damage % 8 {
-                    0 => bytes[at.index(bytes.len())] ^= 1 << (bit % 8),
-                    1 => bytes.truncate(at.index(bytes.len())),
+                    0 => bytes[at] ^= 1 << (bit % 8),
+                    1 => bytes.truncate(at),
                     _ => {}
                 }
             }

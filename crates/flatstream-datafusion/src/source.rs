@@ -8,10 +8,10 @@ use crate::range::{ByteSource, RangeReader, Sizes, StoreFile};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{
     FileOpenFuture, FileOpener, FileScanConfig, FileSource,
 };
-use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::DataFusionError;
@@ -209,9 +209,7 @@ impl FileOpener for FlatstreamOpener {
             read: Arc::new(AtomicU64::new(0)),
         };
         let range = match &file.range {
-            Some(r) => {
-                u64::try_from(r.start).unwrap_or(0)..u64::try_from(r.end).unwrap_or(0)
-            }
+            Some(r) => u64::try_from(r.start).unwrap_or(0)..u64::try_from(r.end).unwrap_or(0),
             None => 0..file.object_meta.size,
         };
         Ok(Box::pin(async move {
@@ -323,13 +321,15 @@ impl Scan {
     }
 }
 
-/// The source of a format made without options ([`FileFormatFactory::default`]): it has no
-/// schema, and opening a file with it fails with [`Error::NoSchema`].
-///
-/// [`FileFormatFactory::default`]: datafusion::datasource::file_format::FileFormatFactory::default
-pub(crate) fn unconfigured(table_schema: TableSchema) -> Arc<dyn FileSource> {
+/// The source of a format whose options were wrong (no schema, say): opening a file with it
+/// fails with that error.
+pub(crate) fn unconfigured(
+    table_schema: TableSchema,
+    error: Arc<DataFusionError>,
+) -> Arc<dyn FileSource> {
     Arc::new(Unconfigured {
         table_schema,
+        error,
         metrics: ExecutionPlanMetricsSet::new(),
     })
 }
@@ -337,6 +337,7 @@ pub(crate) fn unconfigured(table_schema: TableSchema) -> Arc<dyn FileSource> {
 #[derive(Clone)]
 struct Unconfigured {
     table_schema: TableSchema,
+    error: Arc<DataFusionError>,
     metrics: ExecutionPlanMetricsSet,
 }
 
@@ -347,7 +348,7 @@ impl FileSource for Unconfigured {
         _base_config: &FileScanConfig,
         _partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
-        Err(Error::NoSchema.into())
+        Err(DataFusionError::Shared(self.error.clone()))
     }
 
     fn table_schema(&self) -> &TableSchema {

@@ -28,7 +28,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// stream of the same framing: bytes after a FlatBuffer's tables are ignored by its readers,
 /// and the inner frames verify where a cut falls among them.
 fn payload(i: u64, kind: ChecksumKind, inner: &[u64]) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(AnyChecksum::new(kind).unwrap()));
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        ChecksumFramer::new(AnyChecksum::new(kind).unwrap()),
+    );
     w.write(&Reading::nth(i)).unwrap();
     let bytes = w.into_inner();
     let header = 4 + kind.size();
@@ -40,7 +43,10 @@ fn payload(i: u64, kind: ChecksumKind, inner: &[u64]) -> Vec<u8> {
 }
 
 fn telemetry_of(kind: ChecksumKind, readings: &[u64]) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(AnyChecksum::new(kind).unwrap()));
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        ChecksumFramer::new(AnyChecksum::new(kind).unwrap()),
+    );
     for &i in readings {
         w.write(&Reading::nth(i)).unwrap();
     }
@@ -48,7 +54,10 @@ fn telemetry_of(kind: ChecksumKind, readings: &[u64]) -> Vec<u8> {
 }
 
 fn nested_stream(kind: ChecksumKind, rows: &[(u64, Vec<u64>)]) -> Vec<u8> {
-    let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(AnyChecksum::new(kind).unwrap()));
+    let mut w = StreamWriter::new(
+        Vec::new(),
+        ChecksumFramer::new(AnyChecksum::new(kind).unwrap()),
+    );
     for (i, inner) in rows {
         w.write_payload(&payload(*i, kind, inner)).unwrap();
     }
@@ -57,7 +66,10 @@ fn nested_stream(kind: ChecksumKind, rows: &[(u64, Vec<u64>)]) -> Vec<u8> {
 
 /// The frame offsets a sequential reader finds.
 fn sequential_offsets(kind: ChecksumKind, bytes: &[u8]) -> Vec<u64> {
-    let mut frames = Frames::new(bytes, ChecksumDeframer::new(AnyChecksum::new(kind).unwrap()));
+    let mut frames = Frames::new(
+        bytes,
+        ChecksumDeframer::new(AnyChecksum::new(kind).unwrap()),
+    );
     let mut out = Vec::new();
     loop {
         let at = frames.position();
@@ -155,7 +167,11 @@ impl ObjectStore for Counting {
         self.inner.put_multipart_opts(location, opts).await
     }
 
-    async fn get_opts(&self, location: &Path, options: GetOptions) -> object_store::Result<GetResult> {
+    async fn get_opts(
+        &self,
+        location: &Path,
+        options: GetOptions,
+    ) -> object_store::Result<GetResult> {
         let head = options.head;
         let result = self.inner.get_opts(location, options).await?;
         if !head {
@@ -180,7 +196,12 @@ impl ObjectStore for Counting {
         self.inner.list_with_delimiter(prefix).await
     }
 
-    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> object_store::Result<()> {
+    async fn copy_opts(
+        &self,
+        from: &Path,
+        to: &Path,
+        options: CopyOptions,
+    ) -> object_store::Result<()> {
         self.inner.copy_opts(from, to, options).await
     }
 }
@@ -201,9 +222,13 @@ async fn a_limit_stops_reading_early() {
             read: read.clone(),
         }),
     );
-    ctx.register_flatstream("t", &path, FlatstreamOptions::with_schema(telemetry_schema()))
-        .await
-        .unwrap();
+    ctx.register_flatstream(
+        "t",
+        &path,
+        FlatstreamOptions::with_schema(telemetry_schema()),
+    )
+    .await
+    .unwrap();
     let batches = ctx
         .sql("SELECT device_id FROM t LIMIT 10")
         .await
@@ -212,13 +237,27 @@ async fn a_limit_stops_reading_early() {
         .await
         .unwrap();
     let ids = u64s(&batches);
-    assert_eq!(ids, (0..10).map(|i| Reading::nth(i).device_id).collect::<Vec<_>>());
+    assert_eq!(
+        ids,
+        (0..10)
+            .map(|i| Reading::nth(i).device_id)
+            .collect::<Vec<_>>()
+    );
     let limited = read.load(Ordering::Relaxed);
-    assert!(limited > 0 && limited < len / 4, "read {limited} of {len} bytes");
+    assert!(
+        limited > 0 && limited < len / 4,
+        "read {limited} of {len} bytes"
+    );
 
     // Without the limit, the whole file.
     read.store(0, Ordering::Relaxed);
-    let all = ctx.sql("SELECT count(*) FROM t").await.unwrap().collect().await.unwrap();
+    let all = ctx
+        .sql("SELECT count(*) FROM t")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap();
     assert_eq!(all[0].num_rows(), 1);
     assert!(read.load(Ordering::Relaxed) >= len);
 }

@@ -73,7 +73,10 @@ async fn the_scan_is_cut_into_byte_ranges_when_files_are_large_enough() {
         .unwrap()
         .to_string();
     assert!(text.contains("file_type=flatstream"), "{text}");
-    assert!(text.contains(".fstream:"), "ranges in the file groups: {text}");
+    assert!(
+        text.contains(".fstream:"),
+        "ranges in the file groups: {text}"
+    );
     // A stream without checksums is not cut.
     let dir = tempfile::tempdir().unwrap();
     three_files(dir.path(), ChecksumKind::None, "fstream");
@@ -102,11 +105,12 @@ async fn the_scan_is_cut_into_byte_ranges_when_files_are_large_enough() {
 async fn filters_and_projections_equal_the_sequential_computation() {
     let dir = tempfile::tempdir().unwrap();
     let ranges = three_files(dir.path(), ChecksumKind::XxHash64, "fs");
+    let glob = format!("{}/*.fs", dir.path().display());
     for partitions in [1, 5] {
         let ctx = session(partitions, 1);
         ctx.register_flatstream(
             "t",
-            dir.path().to_str().unwrap(),
+            &glob,
             FlatstreamOptions::with_schema(telemetry_schema()),
         )
         .await
@@ -170,7 +174,7 @@ async fn the_offset_column_gives_each_rows_frame_offset() {
 async fn create_external_table_reads_with_its_options() {
     for kind in ChecksumKind::ALL {
         let dir = tempfile::tempdir().unwrap();
-        let ranges = three_files(dir.path(), kind, "fs");
+        let ranges = three_files(dir.path(), kind, "fstream");
         let ctx = session(3, 1);
         let sql = format!(
             "CREATE EXTERNAL TABLE t STORED AS FLATSTREAM LOCATION '{}/' OPTIONS ('schema' \
@@ -180,13 +184,24 @@ async fn create_external_table_reads_with_its_options() {
         );
         ctx.sql(&sql).await.unwrap();
         check_groups(&ctx, "t", &expected_groups(&ranges)).await;
+        // A glob, other files, the checksum detected.
+        let other = tempfile::tempdir().unwrap();
+        let ranges = three_files(other.path(), kind, "fs");
+        let sql = format!(
+            "CREATE EXTERNAL TABLE u STORED AS FLATSTREAM LOCATION '{}/*.fs' OPTIONS \
+             ('schema' '{}')",
+            other.path().display(),
+            telemetry_schema()
+        );
+        ctx.sql(&sql).await.unwrap();
+        check_groups(&ctx, "u", &expected_groups(&ranges)).await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_external_table_reports_bad_options() {
     let dir = tempfile::tempdir().unwrap();
-    three_files(dir.path(), ChecksumKind::Crc32, "fs");
+    three_files(dir.path(), ChecksumKind::Crc32, "fstream");
     let ctx = session(1, 1);
     let create = |options: &str| {
         format!(
@@ -197,14 +212,29 @@ async fn create_external_table_reports_bad_options() {
     let schema = telemetry_schema();
     let cases = [
         (String::new(), "needs a schema"),
-        ("'schema' '/nonexistent.bfbs'".to_owned(), "cannot read the schema"),
-        (format!("'schema' '{schema}', 'checksum' 'md5'"), "option checksum"),
-        (format!("'schema' '{schema}', 'root_type' 'nope.T'"), "root type `nope.T`"),
-        (format!("'schema' '{schema}', 'colour' 'red'"), "option format.colour"),
+        (
+            "'schema' '/nonexistent.bfbs'".to_owned(),
+            "cannot read the schema",
+        ),
+        (
+            format!("'schema' '{schema}', 'checksum' 'md5'"),
+            "option checksum",
+        ),
+        (
+            format!("'schema' '{schema}', 'root_type' 'nope.T'"),
+            "root type `nope.T`",
+        ),
+        (
+            format!("'schema' '{schema}', 'colour' 'red'"),
+            "option format.colour",
+        ),
     ];
     for (options, message) in cases {
         let sql = if options.is_empty() {
-            format!("CREATE EXTERNAL TABLE t STORED AS FLATSTREAM LOCATION '{}/'", dir.path().display())
+            format!(
+                "CREATE EXTERNAL TABLE t STORED AS FLATSTREAM LOCATION '{}/'",
+                dir.path().display()
+            )
         } else {
             create(&options)
         };
@@ -215,9 +245,11 @@ async fn create_external_table_reports_bad_options() {
         );
     }
     // A wrong checksum given: the first frame fails, naming the file and offset 0.
-    ctx.sql(&create(&format!("'schema' '{schema}', 'checksum' 'crc32c'")))
-        .await
-        .unwrap();
+    ctx.sql(&create(&format!(
+        "'schema' '{schema}', 'checksum' 'crc32c'"
+    )))
+    .await
+    .unwrap();
     let err = ctx
         .sql("SELECT count(*) FROM t")
         .await
@@ -226,8 +258,14 @@ async fn create_external_table_reports_bad_options() {
         .await
         .unwrap_err();
     let text = err.to_string();
-    assert!(text.contains("part-") && text.contains("offset 0"), "{text}");
-    assert!(matches!(flatstream_error(&err), Some(Error::Frame { .. })), "{err:?}");
+    assert!(
+        text.contains("part-") && text.contains("offset 0"),
+        "{text}"
+    );
+    assert!(
+        matches!(flatstream_error(&err), Some(Error::Frame { .. })),
+        "{err:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -307,9 +345,13 @@ async fn invalid_payloads_are_an_error_or_skipped_and_counted() {
     let path = write(dir.path(), "mixed.fstream", &w.into_inner());
 
     let ctx = session(2, 1);
-    ctx.register_flatstream("strict", &path, FlatstreamOptions::with_schema(telemetry_schema()))
-        .await
-        .unwrap();
+    ctx.register_flatstream(
+        "strict",
+        &path,
+        FlatstreamOptions::with_schema(telemetry_schema()),
+    )
+    .await
+    .unwrap();
     let err = ctx
         .sql("SELECT count(*) FROM strict")
         .await
@@ -325,13 +367,17 @@ async fn invalid_payloads_are_an_error_or_skipped_and_counted() {
 
     let mut options = FlatstreamOptions::with_schema(telemetry_schema());
     options.skip_invalid = true;
-    ctx.register_flatstream("lenient", &path, options).await.unwrap();
+    ctx.register_flatstream("lenient", &path, options)
+        .await
+        .unwrap();
     let df = ctx.sql("SELECT count(*) FROM lenient").await.unwrap();
     let plan = df.create_physical_plan().await.unwrap();
     let batches = datafusion::physical_plan::collect(plan.clone(), ctx.task_ctx())
         .await
         .unwrap();
-    let n = batches[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+    let n = batches[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>();
     assert_eq!(n.value(0), 90);
     let skipped = scan_metric(&plan, "skipped_frames");
     assert_eq!(skipped, Some(10));

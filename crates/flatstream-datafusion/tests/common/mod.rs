@@ -87,7 +87,10 @@ pub async fn check_groups(ctx: &SessionContext, table: &str, expected: &Groups) 
         let (got_n, got_mean) = got[device];
         assert_eq!(got_n, *n, "device {device}");
         let mean = sum / *n as f64;
-        assert!((got_mean - mean).abs() < 1e-9, "device {device}: {got_mean} vs {mean}");
+        assert!(
+            (got_mean - mean).abs() < 1e-9,
+            "device {device}: {got_mean} vs {mean}"
+        );
     }
 }
 
