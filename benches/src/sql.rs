@@ -26,7 +26,7 @@ use datafusion::arrow::datatypes::{
     DataType, Field, Float64Type, Int64Type, Schema, SchemaRef, UInt64Type,
 };
 use datafusion::parquet::arrow::ArrowWriter;
-use datafusion::prelude::{NdJsonReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
+use datafusion::prelude::{JsonReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
 use flatstream::{ChecksumFramer, StreamWriter, XxHash64};
 use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
 use flatstream_test_support::telemetry::Reading;
@@ -202,7 +202,7 @@ impl Fixture {
                     .await?;
             }
             Format::Ndjson => {
-                ctx.register_json("t", path, NdJsonReadOptions::default().schema(&schema))
+                ctx.register_json("t", path, JsonReadOptions::default().schema(&schema))
                     .await?;
             }
             Format::Parquet => {
