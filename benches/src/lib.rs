@@ -2,12 +2,15 @@
 //! the timing and allocation suites run the same code). The telemetry schema, the counting
 //! allocator and `Opaque` come from `flatstream-test-support`, which the tests share.
 
+pub mod arrow;
 pub mod async_framing;
 pub mod checksums;
 pub mod core_loops;
 pub mod cycle;
 pub mod paths;
 pub mod scaling;
+#[cfg(feature = "sql")]
+pub mod sql;
 pub mod wide;
 
 /// `len` pseudo-random bytes (xorshift64, fixed seed): the same bytes on every run.

@@ -48,7 +48,7 @@ const JOBS: &[Job] = &[
     Job {
         fbs: "benches/schemas/orderbook.fbs",
         rust: Some("benches/src/generated"),
-        bfbs: None,
+        bfbs: Some("benches/schemas"),
     },
     Job {
         fbs: "examples/fleet.fbs",

@@ -205,6 +205,37 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "arrow_convert",
+        title: "Arrow: telemetry frames to record batches",
+        description: "Every frame verified as a FlatBuffer and its three fields appended to \
+            Arrow columns, in batches of 8192 rows: flatstream-arrow, a hand-written loop over \
+            flatc's generated code, and `cat --schema` JSON lines through arrow-json. See the \
+            Arrow and SQL section.",
+        baseline: "hand",
+        parameter: "frames",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "arrow_projection",
+        title: "Arrow: a projection of the order book",
+        description: "flatstream-arrow converting the order-book snapshots with one column \
+            (`timestamp`) and with all five; every frame is verified whole either way.",
+        baseline: "all",
+        parameter: "messages",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
+        group: "sql",
+        title: "SQL: an aggregate in DataFusion",
+        description: "`SELECT device_id, count(*), avg(value) FROM t GROUP BY device_id` over \
+            the same rows as flatstream, NDJSON and Parquet files, with 1 and 2 target \
+            partitions (`<format>-<partitions>`); throughput is the file's bytes per second. \
+            See the Arrow and SQL section.",
+        baseline: "flatstream-1",
+        parameter: "rows",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "checksum",
         title: "Checksums",
         description: "The checksum algorithms alone, and reading frames that carry them.",

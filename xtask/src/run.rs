@@ -131,6 +131,11 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
     let _ = std::fs::remove_file(journal_path(target));
     let _ = std::fs::remove_file(scaling_path(target));
     let mut args = vec!["bench", "-p", "flatstream-bench"];
+    // The SQL suite needs DataFusion, which the bench crate builds only with `sql` (so that
+    // CI's `cargo bench --benches -- --test` does not build it in release).
+    if matches!(suite, None | Some("sql")) {
+        args.extend(["--features", "sql"]);
+    }
     match suite {
         Some(suite) => args.extend(["--bench", suite, "--"]),
         None => args.extend(["--benches", "--"]),

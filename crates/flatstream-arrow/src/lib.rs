@@ -80,8 +80,10 @@
 //!
 //! # Verification
 //!
-//! Every frame is verified before it is read, with `flatbuffers-reflection`'s verifier and
-//! flatbuffers' default limits (depth 64, a million tables). A frame that fails is an
+//! Every frame is verified before it is read, as `flatbuffers-reflection`'s verifier does it,
+//! with flatbuffers' default limits (depth 64, a million tables): the same checks, compiled
+//! once from the schema, accept exactly the payloads that verifier accepts, and the
+//! reflection verifier itself explains a rejection. A frame that fails is an
 //! [`Error::InvalidFrame`] naming its offset, or, with [`Options::skip_invalid`], skipped and
 //! counted ([`Converter::skipped`]).
 //!
@@ -104,6 +106,7 @@ mod read;
 mod schema;
 mod verified;
 mod verify;
+mod verify_plan;
 
 pub use error::{Error, Result};
 pub use options::{Enums, Options};

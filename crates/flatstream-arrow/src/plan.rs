@@ -7,6 +7,7 @@ use crate::options::Options;
 use crate::schema::BinarySchema;
 use crate::verified::SchemaBytes;
 use crate::verify::FrameVerifier;
+use crate::verify_plan::VerifyPlan;
 use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::types::UInt64Type;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
@@ -41,6 +42,9 @@ struct Inner {
     options: Options,
     recursive: Vec<bool>,
     verifier: FrameVerifier,
+    /// The same verification compiled for speed; `None` if the schema has what it cannot
+    /// reproduce (then `verifier` does it all).
+    fast: Option<VerifyPlan>,
     file_schema: SchemaRef,
     /// The number of columns that are fields (the offset column comes after them).
     fields: usize,
@@ -56,6 +60,7 @@ impl Plan {
         let reflection = bytes.schema();
         let recursive = compile::recursive_tables(&reflection);
         let verifier = FrameVerifier::new(&reflection, root);
+        let fast = VerifyPlan::compile(&reflection, root);
         let root_name = reflection.objects().get(root).name().to_owned();
         let mut compiler = Compiler::new(reflection, options.enums, &recursive);
         let table = compiler.table(root, false, "")?;
@@ -78,6 +83,7 @@ impl Plan {
             options: options.clone(),
             recursive,
             verifier,
+            fast,
             file_schema: file_schema.clone(),
             fields: field_count,
         });
@@ -201,6 +207,7 @@ impl Plan {
             rows: 0,
             skipped: 0,
             poisoned: None,
+            seen: Vec::new(),
         }
     }
 
@@ -240,6 +247,8 @@ pub struct Converter {
     rows: usize,
     skipped: u64,
     poisoned: Option<u64>,
+    /// Scratch of the compiled verifier (the tables of a payload it verified).
+    seen: Vec<bool>,
 }
 
 impl Converter {
@@ -255,8 +264,7 @@ impl Converter {
         if let Some(offset) = self.poisoned {
             return Err(Error::Poisoned { offset });
         }
-        let inner = &*self.plan.inner;
-        if let Err(reason) = inner.verifier.verify(&inner.bytes.schema(), payload) {
+        if let Err(reason) = self.verify(payload) {
             if self.plan.inner.options.skip_invalid {
                 self.skipped += 1;
                 return Ok(false);
@@ -283,6 +291,22 @@ impl Converter {
         }
         self.rows += 1;
         Ok(true)
+    }
+
+    /// Verification: the compiled plan decides, and a payload it rejects goes to the
+    /// reflection verifier, which says why (and whose verdict stands, should they differ).
+    fn verify(&mut self, payload: &[u8]) -> std::result::Result<(), String> {
+        let inner = &*self.plan.inner;
+        let fast = inner.fast.as_ref();
+        if fast.is_some_and(|fast| fast.accepts(payload, &mut self.seen)) {
+            return Ok(());
+        }
+        let verdict = inner.verifier.verify(&inner.bytes.schema(), payload);
+        debug_assert!(
+            fast.is_none() || verdict.is_err(),
+            "the compiled verifier rejected a payload the reflection verifier accepts"
+        );
+        verdict
     }
 
     /// The rows appended since the last [`finish`](Self::finish).

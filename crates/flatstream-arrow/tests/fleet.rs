@@ -477,3 +477,92 @@ fn a_union_type_the_union_does_not_have_is_an_invalid_frame() {
         other => panic!("expected an invalid frame, got {other:?}"),
     }
 }
+
+/// The verdict of `flatbuffers-reflection`'s verifier, with flatbuffers' default limits (what
+/// `flatstream verify --schema` runs): whether `payload` is a valid `fleet.Robot`. It panics
+/// on a union type past the union's last member: that is a rejection.
+fn reflection_accepts(payload: &[u8]) -> bool {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/fleet.bfbs"
+    ))
+    .unwrap();
+    let schema = flatbuffers_reflection::reflection::root_as_schema(&bytes).unwrap();
+    std::panic::catch_unwind(|| flatbuffers_reflection::SafeBuffer::new(payload, &schema).is_ok())
+        .unwrap_or(false)
+}
+
+/// The converter's verdict on `payload`: accepted (and read), or rejected as invalid. A
+/// converter made in a debug build also asserts that its compiled verifier rejects nothing
+/// the reflection verifier accepts.
+fn converter_accepts(plan: &Plan, payload: &[u8]) -> bool {
+    match plan.converter().append(0, payload) {
+        Ok(accepted) => accepted,
+        Err(e) => panic!("a frame the verifier passed could not be read: {e}"),
+    }
+}
+
+fn skipping_plan() -> Plan {
+    Plan::new(&schema("fleet.bfbs"), Options::new().skip_invalid(true)).unwrap()
+}
+
+#[test]
+fn verification_agrees_with_flatbuffers_reflection_on_every_one_byte_corruption() {
+    let plan = skipping_plan();
+    let (mut accepted, mut rejected) = (0, 0);
+    for payload in robots() {
+        assert!(converter_accepts(&plan, &payload));
+        for at in 0..payload.len() {
+            for change in [|b: u8| b ^ 0xFF, |_| 0, |b: u8| b.wrapping_add(1), |_| 0x7F] {
+                let mut bad = payload.clone();
+                bad[at] = change(bad[at]);
+                let verdict = reflection_accepts(&bad);
+                assert_eq!(
+                    converter_accepts(&plan, &bad),
+                    verdict,
+                    "byte {at} of a {}-byte payload changed to {:#04x}",
+                    bad.len(),
+                    bad[at]
+                );
+                if verdict {
+                    accepted += 1;
+                } else {
+                    rejected += 1;
+                }
+            }
+        }
+        for len in 0..payload.len() {
+            let verdict = reflection_accepts(&payload[..len]);
+            assert_eq!(
+                converter_accepts(&plan, &payload[..len]),
+                verdict,
+                "cut at {len}"
+            );
+        }
+    }
+    // The sweep exercises both verdicts.
+    assert!(
+        accepted > 100 && rejected > 100,
+        "{accepted} accepted, {rejected} rejected"
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn verification_agrees_with_flatbuffers_reflection_on_random_corruptions(
+        robot in 0usize..4,
+        changes in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
+        cut in proptest::option::of(proptest::num::usize::ANY),
+    ) {
+        let mut payload = robots().swap_remove(robot);
+        for (at, byte) in changes {
+            let at = at % payload.len();
+            payload[at] = byte;
+        }
+        if let Some(cut) = cut {
+            payload.truncate(cut % (payload.len() + 1));
+        }
+        let plan = skipping_plan();
+        proptest::prop_assert_eq!(converter_accepts(&plan, &payload), reflection_accepts(&payload));
+    }
+}
