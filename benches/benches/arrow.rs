@@ -6,15 +6,15 @@
 //! Arrow builders (`hand`), and the JSON route, `flatstream cat --schema` lines through
 //! arrow-json (`json`). Every side's batches are checked equal before timing starts.
 //!
-//! `arrow_projection/<columns>/10000`: 10 000 order-book snapshots of the `wide` suite
-//! converted with all five columns (`all`) and with `timestamp` alone (`one`).
+//! `arrow_projection/<columns>/10000`: 10 000 frames of a 10-field table
+//! (`benches/schemas/wide.fbs`) converted with all ten columns (`all`) and with `value` alone
+//! (`one`).
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use flatstream_bench::arrow::{
-    JsonRoute, TELEMETRY_FRAMES, convert_flatstream, convert_hand, orderbook_frames,
-    orderbook_plan, telemetry_frames, telemetry_plan,
+    JsonRoute, TELEMETRY_FRAMES, WIDE_FRAMES, convert_flatstream, convert_hand, telemetry_frames,
+    telemetry_plan, wide_frames, wide_plan,
 };
-use flatstream_bench::wide::MESSAGES;
 use std::hint::black_box;
 
 fn arrow_convert(c: &mut Criterion) {
@@ -43,22 +43,26 @@ fn arrow_convert(c: &mut Criterion) {
 }
 
 fn arrow_projection(c: &mut Criterion) {
-    let bytes = orderbook_frames(MESSAGES);
-    let all = orderbook_plan();
+    let bytes = wide_frames(WIDE_FRAMES);
+    let all = wide_plan();
+    assert_eq!(all.schema().fields().len(), 10);
     let one = all
-        .with_projection_names(&["timestamp"])
-        .expect("a column of the order book");
+        .with_projection_names(&["value"])
+        .expect("a column of the wide table");
     let whole = convert_flatstream(&all, &bytes);
-    assert_eq!(whole.iter().map(|b| b.num_rows()).sum::<usize>(), MESSAGES);
+    assert_eq!(
+        whole.iter().map(|b| b.num_rows()).sum::<usize>(),
+        WIDE_FRAMES
+    );
     let single = convert_flatstream(&one, &bytes);
     for (a, o) in whole.iter().zip(&single) {
-        assert_eq!(o.column(0), a.column(0), "the projected column");
+        assert_eq!(o.column(0), a.column(3), "the projected column");
     }
 
     let mut group = c.benchmark_group("arrow_projection");
-    group.throughput(Throughput::Elements(MESSAGES as u64));
+    group.throughput(Throughput::Elements(WIDE_FRAMES as u64));
     for (name, plan) in [("one", &one), ("all", &all)] {
-        group.bench_function(BenchmarkId::new(name, MESSAGES), |b| {
+        group.bench_function(BenchmarkId::new(name, WIDE_FRAMES), |b| {
             b.iter(|| black_box(convert_flatstream(plan, black_box(&bytes))));
         });
     }

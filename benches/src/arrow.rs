@@ -14,10 +14,11 @@
 //! crate), so [`render_json`] writes the same text for this table; a test checks it against
 //! serde_json's rendering of the same object.
 //!
-//! The projection workload: the order-book snapshots of the `wide` suite
-//! (`benches/schemas/orderbook.bfbs`: five fields, `timestamp`, `sequence`, `instrument`, and
-//! ten `bids` and ten `asks` levels as lists of structs) converted with every column and with
-//! `timestamp` alone. Every frame is verified whole either way.
+//! The projection workload: 10 000 frames of a 10-field table (`benches/schemas/wide.bfbs`:
+//! `device_id`, `timestamp` (u64), `sequence` (u32), `value`, `low`, `high` (f64), `battery`
+//! (f32), `status` (i16), `online` (bool), `label` (a string of 8 to 23 bytes)), every field
+//! present, converted with all ten columns and with `value` alone. Every frame is verified
+//! whole either way.
 
 use crate::scaling::arbitrary_readings;
 use arrow_array::RecordBatch;
@@ -55,11 +56,44 @@ pub fn telemetry_plan() -> Plan {
     Plan::new(&schema, Options::new().batch_size(BATCH_ROWS)).expect("compile telemetry.bfbs")
 }
 
-/// The order-book schema (`benches/schemas/orderbook.bfbs`) compiled for conversion.
-pub fn orderbook_plan() -> Plan {
-    let schema =
-        BinarySchema::load(schema_path("benches/schemas/orderbook.bfbs")).expect("orderbook.bfbs");
-    Plan::new(&schema, Options::new().batch_size(BATCH_ROWS)).expect("compile orderbook.bfbs")
+/// Frames of the projection workload.
+pub const WIDE_FRAMES: usize = 10_000;
+
+/// The 10-field schema (`benches/schemas/wide.bfbs`) compiled for conversion.
+pub fn wide_plan() -> Plan {
+    let schema = BinarySchema::load(schema_path("benches/schemas/wide.bfbs")).expect("wide.bfbs");
+    Plan::new(&schema, Options::new().batch_size(BATCH_ROWS)).expect("compile wide.bfbs")
+}
+
+/// `n` frames of `wide.Sample`, every field set (none at its default), without checksums.
+pub fn wide_frames(n: usize) -> Vec<u8> {
+    let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
+    let mut b = flatbuffers::FlatBufferBuilder::new();
+    for i in 0..n as u64 {
+        b.reset();
+        // A cheap pseudo-random walk, so no two rows are alike.
+        let x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let label = b.create_string(&format!(
+            "sensor-{:0w$}",
+            x % 1_000_000,
+            w = 2 + (i % 16) as usize
+        ));
+        let table = b.start_table();
+        b.push_slot_always::<u64>(4, x % 4096 + 1);
+        b.push_slot_always::<u64>(6, 1_700_000_000_000 + i);
+        b.push_slot_always::<u32>(8, i as u32 + 1);
+        b.push_slot_always::<f64>(10, (x >> 11) as f64 / (1u64 << 53) as f64 * 200.0 - 100.0);
+        b.push_slot_always::<f64>(12, -((x >> 20) as f64));
+        b.push_slot_always::<f64>(14, (x >> 22) as f64);
+        b.push_slot_always::<f32>(16, (x % 100) as f32 / 100.0 + 0.5);
+        b.push_slot_always::<i16>(18, (x % 7) as i16 + 1);
+        b.push_slot_always::<bool>(20, true);
+        b.push_slot_always(22, label);
+        let table = b.end_table(table);
+        b.finish_minimal(table);
+        writer.write_finished(&b).expect("write to a Vec");
+    }
+    writer.into_inner()
 }
 
 /// The frames of `bytes` as flatstream-arrow takes them: `(offset, payload)`.
@@ -229,14 +263,6 @@ pub fn render_json(r: &Reading, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-/// `n` order-book snapshots (the `wide` suite's), framed without checksums.
-pub fn orderbook_frames(n: usize) -> Vec<u8> {
-    use crate::wide::{Flatstream, Messages, WideWrite};
-    let mut side = Flatstream::default();
-    side.write(&Messages::new(n));
-    side.bytes().to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +276,15 @@ mod tests {
         assert_eq!(ours[0].num_rows(), BATCH_ROWS);
         assert_eq!(convert_hand(plan.schema(), &bytes), ours);
         assert_eq!(JsonRoute::new(plan.schema().clone()).convert(&bytes), ours);
+    }
+
+    #[test]
+    fn the_wide_table_has_ten_columns_none_null() {
+        let bytes = wide_frames(100);
+        let batches = convert_flatstream(&wide_plan(), &bytes);
+        let batch = &batches[0];
+        assert_eq!((batch.num_rows(), batch.num_columns()), (100, 10));
+        assert!(batch.columns().iter().all(|c| c.null_count() == 0));
     }
 
     #[test]
@@ -269,12 +304,12 @@ mod tests {
     }
 
     #[test]
-    fn one_column_of_the_order_book_is_the_same_column_of_all() {
-        let bytes = orderbook_frames(100);
-        let plan = orderbook_plan();
+    fn one_column_of_the_wide_table_is_the_same_column_of_all() {
+        let bytes = wide_frames(100);
+        let plan = wide_plan();
         let all = convert_flatstream(&plan, &bytes);
-        let one = convert_flatstream(&plan.with_projection_names(&["timestamp"]).unwrap(), &bytes);
-        assert_eq!(all[0].num_columns(), 5);
-        assert_eq!(one[0].column(0), all[0].column(0));
+        let one = convert_flatstream(&plan.with_projection_names(&["value"]).unwrap(), &bytes);
+        assert_eq!(all[0].num_columns(), 10);
+        assert_eq!(one[0].column(0), all[0].column(3));
     }
 }

@@ -54,7 +54,7 @@ const TARGETS: &[Target] = &[
         bound: Some(Bound::AtLeast(5.0)),
     },
     Target {
-        what: "one column of the order book against all five",
+        what: "one field of the 10-field table against all ten",
         group: "arrow_projection",
         numerator: "one",
         denominator: "all",
@@ -136,9 +136,9 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
          a `Float64Builder` (the limit), and by the JSON route a user has without it: each \
          payload verified with `flatbuffers-reflection` and printed as the line `flatstream cat \
          --schema` prints, the lines decoded by arrow-json into the same batches. \
-         **Projection** (`arrow_projection`): the order-book snapshots of the wide-message \
-         section converted with `timestamp` alone and with all five columns (the ten bid and \
-         ten ask levels are two list columns); every frame is verified whole either way. \
+         **Projection** (`arrow_projection`): 10 000 frames of a 10-field table \
+         (`benches/schemas/wide.fbs`) converted with `value` alone and with all ten columns; \
+         every frame is verified whole either way. \
          **SQL** (`sql`): `SELECT device_id, count(*), avg(value) FROM t GROUP BY device_id` in \
          DataFusion with `target_partitions` 1 and 2, over the same rows (1 000 devices) as \
          XXH3-framed flatstream read by flatstream-datafusion with the default bound on a \

