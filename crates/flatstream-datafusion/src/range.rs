@@ -33,8 +33,7 @@
 use crate::error::Error;
 use bytes::{Bytes, BytesMut};
 use flatstream_checksum::AnyChecksum;
-use flatstream_core::decode::{Decoded, Decoder};
-use flatstream_core::{ChecksumDeframer, Deframer, SplitFrames};
+use flatstream_core::{ChecksumDeframer, Deframer, Next, ReadBuffer, SplitFrames};
 use futures::future::BoxFuture;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -144,22 +143,26 @@ impl Default for Sizes {
 }
 
 /// The frames of the file that a partition `[start, end)` owns (see the module docs).
+///
+/// A driver of core's sans-I/O [`ReadBuffer`], as `StreamReader` is over a `Read`: the
+/// buffer decides what the bytes are (frame, need more, error), keeps the offsets and grows by
+/// its rule; this reader fetches the file's bytes in chunks of ranged reads and decides where
+/// the partition ends.
 pub(crate) struct RangeReader<S> {
     src: S,
     sizes: Sizes,
-    decoder: Decoder<ChecksumDeframer<AnyChecksum>>,
+    buffer: ReadBuffer<ChecksumDeframer<AnyChecksum>>,
     max_frame_len: usize,
     start: u64,
     end: u64,
     /// Where the partition's first frame starts: `B(start)`.
     first: u64,
-    /// The next frame.
-    pos: u64,
     /// `B(end)`, once needed.
     stop: Option<u64>,
-    /// The file's bytes `[buf_start, buf_start + buf.len())`.
-    buf: Bytes,
-    buf_start: u64,
+    /// Bytes read from the file and not yet handed to the buffer: `[fed - pending.len(), fed)`.
+    pending: Bytes,
+    /// The file offset of the next byte to read.
+    fed: u64,
     done: bool,
 }
 
@@ -176,62 +179,57 @@ impl<S: ByteSource> RangeReader<S> {
         let len = src.len();
         let start = range.start.min(len);
         let end = range.end.clamp(start, len);
-        let deframer = ChecksumDeframer::new(checksum);
-        let decoder = Decoder::new(deframer).with_max_frame_len(max_frame_len);
+        let chunk = usize::try_from(sizes.chunk.max(1)).unwrap_or(usize::MAX);
+        let mut buffer = ReadBuffer::new(ChecksumDeframer::new(checksum)).with_capacity(chunk);
+        buffer.set_max_frame_len(max_frame_len);
         let mut reader = RangeReader {
             src,
             sizes,
-            decoder,
+            buffer,
             max_frame_len,
             start,
             end,
             first: 0,
-            pos: 0,
             stop: (end == len).then_some(len),
-            buf: Bytes::new(),
-            buf_start: 0,
+            pending: Bytes::new(),
+            fed: 0,
             done: false,
         };
-        let (first, window) = reader.boundary(start).await?;
+        let first = reader.boundary(start).await?;
         reader.first = first;
-        reader.pos = first;
-        if let Some((at, bytes)) = window {
-            reader.buf_start = at;
-            reader.buf = bytes;
-        } else {
-            reader.buf_start = first;
-        }
+        reader.fed = first;
+        reader.buffer.set_position(first);
         Ok(reader)
     }
 
-    /// `B(cut)`, and the bytes read to find it (from `cut - 1`), if any were.
-    async fn boundary(&self, cut: u64) -> Result<(u64, Option<(u64, Bytes)>), Error> {
+    /// `B(cut)`.
+    async fn boundary(&self, cut: u64) -> Result<u64, Error> {
         let len = self.src.len();
         if cut == 0 {
-            return Ok((0, None));
+            return Ok(0);
         }
-        if cut >= len || self.decoder.deframer().checksum_size() == 0 {
-            return Ok((len, None));
+        if cut >= len || self.buffer.deframer().checksum_size() == 0 {
+            return Ok(len);
         }
         // One byte before the cut: a split that starts past 0 resynchronizes, and reads
         // nothing before its start.
         let base = cut - 1;
         let mut window = self.sizes.window.max(1);
-        let first = base..len.min(cut.saturating_add(window));
-        // The chain read so far often holds the window already (at the range's end).
-        let mut bytes = match self.held(first.clone()) {
-            Some(held) => BytesMut::from(held),
-            None => BytesMut::from(&self.src.read(first).await?[..]),
-        };
+        let mut bytes = BytesMut::from(
+            &self
+                .src
+                .read(base..len.min(cut.saturating_add(window)))
+                .await?[..],
+        );
         loop {
-            let split = SplitFrames::new(&bytes, 1..bytes.len(), *self.decoder.deframer())
+            let split = SplitFrames::new(&bytes, 1..bytes.len(), *self.buffer.deframer())
                 .map_err(|source| self.frame_error(source))?;
             if let Some(at) = split.with_max_frame_len(self.max_frame_len).sync() {
-                return Ok((base + at, Some((base, bytes.freeze()))));
+                return Ok(base + at);
             }
             let read_to = base + bytes.len() as u64;
             if read_to >= len {
-                return Ok((len, None));
+                return Ok(len);
             }
             window = window.saturating_mul(2);
             let more = self
@@ -240,13 +238,6 @@ impl<S: ByteSource> RangeReader<S> {
                 .await?;
             bytes.extend_from_slice(&more);
         }
-    }
-
-    /// The bytes `range` of the file, if the buffer holds them all.
-    fn held(&self, range: Range<u64>) -> Option<&[u8]> {
-        let from = usize::try_from(range.start.checked_sub(self.buf_start)?).ok()?;
-        let to = usize::try_from(range.end.checked_sub(self.buf_start)?).ok()?;
-        self.buf.get(from..to)
     }
 
     /// The next frame of the partition; `None` after its last.
@@ -268,81 +259,77 @@ impl<S: ByteSource> RangeReader<S> {
 
     async fn step(&mut self) -> Result<Option<FrameRef>, Error> {
         loop {
-            if self.pos >= self.end {
+            let pos = self.buffer.position();
+            if pos >= self.end {
                 let stop = match self.stop {
                     Some(stop) => stop,
                     None => {
-                        let stop = self.boundary(self.end).await?.0;
+                        let stop = self.boundary(self.end).await?;
                         self.stop = Some(stop);
                         stop
                     }
                 };
-                if self.pos == stop {
+                if pos == stop {
                     return Ok(None);
                 }
-                if self.pos > stop {
+                if pos > stop {
                     return Err(Error::Resync {
                         path: self.src.name().to_owned(),
                         start: self.start,
                         end: self.end,
                         from: self.first,
-                        reached: self.pos,
+                        reached: pos,
                         boundary: stop,
                     });
                 }
             }
-            let at = usize::try_from(self.pos - self.buf_start).unwrap_or(usize::MAX);
-            let rest = self.buf.get(at..).unwrap_or(&[]);
-            match self.decoder.decode(rest, self.pos) {
-                Ok(Decoded::Frame(frame)) => {
-                    let header = frame.len() - frame.payload().len();
-                    let found = FrameRef {
-                        offset: self.pos,
-                        payload: at + header..at + frame.len(),
-                    };
-                    self.pos += frame.len() as u64;
-                    return Ok(Some(found));
+            match self.buffer.next_frame() {
+                Ok(Next::Frame(payload)) => {
+                    return Ok(Some(FrameRef {
+                        offset: pos,
+                        payload,
+                    }));
                 }
-                Ok(Decoded::Rejected { error, .. }) | Err(error) => {
-                    return Err(self.frame_error(error));
-                }
-                Ok(Decoded::Incomplete(need)) => {
-                    let held = self.buf_start + self.buf.len() as u64;
-                    if held >= self.src.len() {
-                        // The file ends inside the frame.
-                        return Err(self.frame_error(need.into_error(self.pos)));
+                Ok(Next::NeedBytes) => {
+                    if self.pending.is_empty() && self.fed >= self.src.len() {
+                        // The file ends inside the frame (or, at `pos`, between frames: then
+                        // `pos` is the file's length, at or past `end`, handled above).
+                        self.buffer.finish().map_err(|e| self.frame_error(e))?;
+                        return Ok(None);
                     }
-                    self.refill(need.needed() as u64).await?;
+                    self.feed().await?;
                 }
+                Err(error) => return Err(self.frame_error(error)),
             }
         }
     }
 
-    /// Reads on from the bytes held, toward the `needed` bytes the frame at `pos` needs from
-    /// there (as far as its header tells): at least the chunk size, and at most double
-    /// the frame's bytes held, so that memory grows with the bytes received, never with a
-    /// header's claim. Keeps the unread bytes, drops the rest.
-    async fn refill(&mut self, needed: u64) -> Result<(), Error> {
-        let held = self.buf_start + self.buf.len() as u64;
-        let unread = held - self.pos;
-        let want = needed
-            .min(unread.saturating_mul(2))
-            .max(self.sizes.chunk.max(1));
-        let to = self.src.len().min(self.pos.saturating_add(want));
-        let more = self.src.read(held..to).await?;
-        let at = usize::try_from(self.pos - self.buf_start).unwrap_or(0);
-        let mut joined = BytesMut::with_capacity(self.buf.len() - at + more.len());
-        joined.extend_from_slice(&self.buf[at..]);
-        joined.extend_from_slice(&more);
-        self.buf = joined.freeze();
-        self.buf_start = self.pos;
+    /// Hands the buffer the next bytes of the file, as many as its free space takes; reads
+    /// from the file first if none are pending: at least the chunk size, and as much as the
+    /// space the buffer made, which grows with the bytes of a large frame received, never
+    /// with a header's claim.
+    async fn feed(&mut self) -> Result<(), Error> {
+        if self.pending.is_empty() {
+            let space = self.buffer.read_space().len() as u64;
+            let to = self
+                .src
+                .len()
+                .min(self.fed.saturating_add(space.max(self.sizes.chunk.max(1))));
+            self.pending = self.src.read(self.fed..to).await?;
+            self.fed = to;
+        }
+        let space = self.buffer.read_space();
+        let n = space.len().min(self.pending.len());
+        space[..n].copy_from_slice(&self.pending[..n]);
+        self.buffer.commit(n);
+        let _ = self.pending.split_to(n);
         Ok(())
     }
 
     /// The bytes a [`FrameRef`]'s payload range points into (valid until the next call to
     /// [`next`](Self::next)).
-    pub(crate) fn bytes(&self) -> &Bytes {
-        &self.buf
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.buffer.bytes()
     }
 
     /// The file's name.
