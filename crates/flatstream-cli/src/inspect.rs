@@ -4,7 +4,7 @@
 //! process's memory once read), so memory is the reader's buffer, which grows only to the
 //! largest frame, plus the size histogram (512 KiB).
 
-use crate::detect::{self, Detection};
+use crate::detect::{self, Detection, describe_detection};
 use crate::failure::{Failure, Status};
 use crate::input::{Access, Input};
 use crate::options::InspectArgs;
@@ -69,7 +69,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     };
     let described = match (&detection, args.read.framing.checksum) {
         (_, Some(_)) => "given with --checksum".to_owned(),
-        (d, None) => d.describe(),
+        (d, None) => describe_detection(d),
     };
     let candidates = match &detection {
         Detection::Ambiguous { candidates, .. } => {
@@ -77,12 +77,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
         }
         _ => Vec::new(),
     };
-    let kind = match detection {
-        Detection::Found { kind, .. } => Some(kind),
-        Detection::Empty => Some(flatstream::checksum::ChecksumKind::None),
-        Detection::Ambiguous { .. } | Detection::Unknown { .. } => None,
-    };
-    let Some(kind) = kind else {
+    let Some(kind) = detection.kind() else {
         let report = Report {
             file: input.name.clone(),
             framing: None,

@@ -85,7 +85,6 @@
 //! detection, resynchronization, frames) and `skipped_frames`; `EXPLAIN ANALYZE` shows them.
 
 mod context;
-mod detect;
 mod error;
 mod format;
 mod options;

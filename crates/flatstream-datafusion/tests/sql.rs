@@ -322,11 +322,49 @@ async fn damage_fails_the_query_naming_the_file_and_offset() {
             .await
             .unwrap_err();
         let text = err.to_string();
+        // The file as the user gave it: its absolute path, not the store's location.
+        assert!(path.starts_with('/'), "{path}");
         assert!(
-            text.contains("bad.fstream") && text.contains(&format!("offset {}", 400 * frame)),
+            text.contains(&format!("{path}: "))
+                && text.contains(&format!("offset {}", 400 * frame)),
             "{text}"
         );
+        assert!(
+            matches!(flatstream_error(&err), Some(Error::Frame { path: named, .. }) if *named == path),
+            "{err:?}"
+        );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_framing_that_cannot_be_told_fails_naming_the_file_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "zeros.fstream", &[0; 48]);
+    let ctx = session(1, 1);
+    ctx.register_flatstream(
+        "t",
+        &path,
+        FlatstreamOptions::with_schema(telemetry_schema()),
+    )
+    .await
+    .unwrap();
+    let err = ctx
+        .sql("SELECT count(*) FROM t")
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .unwrap_err();
+    let Some(Error::Framing { path: named, why }) = flatstream_error(&err) else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*named, path);
+    assert!(why.contains("all zero bytes"), "{why}");
+    assert!(
+        err.to_string()
+            .contains(&format!("{path}: cannot tell the stream's framing")),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
