@@ -2,7 +2,7 @@
 //! line and SQL), its results in the command's words, the framing a command reads with, and
 //! the hint after a wrong `--checksum`.
 
-use crate::failure::{Failure, count};
+use crate::failure::Failure;
 use crate::walk::describe;
 use flatstream::checksum::{AnyChecksum, ChecksumKind, Trial, TrialEnd};
 pub(crate) use flatstream::checksum::{Detection, detect};
@@ -30,7 +30,8 @@ pub(crate) fn describe_detection(detection: &Detection) -> String {
     }
 }
 
-/// What stopped a trial, in words.
+/// What stopped a trial, in words: a frame's failure in the command's words (see
+/// [`describe`]), anything else in the library's.
 fn failure(t: &Trial) -> String {
     match &t.end {
         TrialEnd::Failed(e) => format!(
@@ -39,14 +40,7 @@ fn failure(t: &Trial) -> String {
             e.offset(),
             describe(e)
         ),
-        TrialEnd::Torn if t.frames == 0 => {
-            "the first frame runs past the end of the input".to_owned()
-        }
-        TrialEnd::Torn => format!(
-            "{}, then one that runs past the end of the input",
-            count(t.frames, "frame")
-        ),
-        _ => count(t.frames, "frame"),
+        _ => t.to_string(),
     }
 }
 

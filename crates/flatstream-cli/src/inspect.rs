@@ -12,7 +12,7 @@ use crate::progress::Progress;
 use crate::stats::Sizes;
 use crate::walk::{End, ends_inside, walk};
 use flatstream::checksum::Checksum;
-use flatstream::{ChecksumDeframer, StreamReader};
+use flatstream::ChecksumDeframer;
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -107,8 +107,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     let mut progress = Progress::new("inspecting", input.len());
     let name = input.name.clone();
     let total = input.len();
-    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
-        .with_max_frame_len(max);
+    let mut reader = input.frames(&framing, max);
     let walked = walk(&mut reader, &name, &mut progress, |_, _, payload| {
         sizes.add(payload.len());
         Ok(ControlFlow::Continue(()))

@@ -70,6 +70,11 @@ fn listing(dir: &Dir) -> Vec<String> {
     names
 }
 
+/// `flatstream export FILE -s SCHEMA --to FORMAT -o OUT`, which must succeed.
+fn export_ok(file: &str, schema: &str, format: &str, out: &str) {
+    run(&["export", file, "-s", schema, "--to", format, "-o", out]).ok();
+}
+
 #[test]
 fn parquet_reads_back_as_cat_prints_each_checksum_given_or_detected() {
     let dir = Dir::new();
@@ -108,10 +113,7 @@ fn arrow_csv_and_jsonl_read_back_as_cat_prints() {
     let printed = run(&["cat", &path, "-s", &schema]).ok().json_lines();
 
     let arrow = dir.path("t.arrow");
-    run(&[
-        "export", &path, "-s", &schema, "--to", "arrow", "-o", &arrow,
-    ])
-    .ok();
+    export_ok(&path, &schema, "arrow", &arrow);
     assert_eq!(json_rows(&read_arrow(&arrow)), printed);
 
     // JSON lines on stdout, by default: the lines cat prints, as values.
@@ -157,20 +159,14 @@ fn fleet_reads_back_equal_to_flatstream_arrow_s_batches() {
 
     let parquet = dir.path("fleet.parquet");
     let schema = fleet_bfbs();
-    run(&[
-        "export", &path, "-s", &schema, "--to", "parquet", "-o", &parquet,
-    ])
-    .ok();
+    export_ok(&path, &schema, "parquet", &parquet);
     let (read, _) = read_parquet(&parquet);
     let read = one(&read);
     assert_eq!(read.schema().fields(), expected.schema().fields());
     assert_eq!(read.columns(), expected.columns());
 
     let arrow = dir.path("fleet.arrow");
-    run(&[
-        "export", &path, "-s", &schema, "--to", "arrow", "-o", &arrow,
-    ])
-    .ok();
+    export_ok(&path, &schema, "arrow", &arrow);
     assert_eq!(one(&read_arrow(&arrow)), expected);
 
     let out = run(&["export", &path, "-s", &schema, "--to", "jsonl"]);

@@ -76,10 +76,10 @@ impl StoreFile {
     /// absolute path, as the user gave it (the object store's location drops the leading `/`);
     /// any other by its URL.
     pub(crate) fn display_name(url: &ObjectStoreUrl, location: &Path) -> String {
-        if url.as_str() == "file:///" {
-            if let Ok(path) = LocalFileSystem::new().path_to_filesystem(location) {
-                return path.display().to_string();
-            }
+        if url.as_str() == "file:///"
+            && let Ok(path) = LocalFileSystem::new().path_to_filesystem(location)
+        {
+            return path.display().to_string();
         }
         format!("{}{location}", url.as_str())
     }
