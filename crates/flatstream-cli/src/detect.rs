@@ -107,24 +107,16 @@ pub(crate) fn hint(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flatstream::checksum::Crc32;
     use flatstream::{ChecksumFramer, StreamWriter};
-
-    fn stream(kind: ChecksumKind, payloads: &[&[u8]]) -> Vec<u8> {
-        let mut w = StreamWriter::new(
-            Vec::new(),
-            ChecksumFramer::new(AnyChecksum::new(kind).unwrap()),
-        );
-        for p in payloads {
-            w.write_payload(p).unwrap();
-        }
-        w.into_inner()
-    }
 
     const MAX: usize = 1 << 31;
 
     #[test]
     fn a_wrong_framing_given_gets_a_hint() {
-        let bytes = stream(ChecksumKind::Crc32, &[b"payload"]);
+        let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Crc32));
+        writer.write_payload(b"payload").unwrap();
+        let bytes = writer.into_inner();
         let given = resolve(
             Some(ChecksumKind::XxHash64),
             &bytes,

@@ -70,9 +70,11 @@ fn listing(dir: &Dir) -> Vec<String> {
     names
 }
 
-/// `flatstream export FILE -s SCHEMA --to FORMAT -o OUT`, which must succeed.
-fn export_ok(file: &str, schema: &str, format: &str, out: &str) {
-    run(&["export", file, "-s", schema, "--to", format, "-o", out]).ok();
+/// `flatstream export FILE -s SCHEMA --to FORMAT -o OUT` and then `more`.
+fn export_to(file: &str, schema: &str, format: &str, out: &str, more: &[&str]) -> Out {
+    let mut args = vec!["export", file, "-s", schema, "--to", format, "-o", out];
+    args.extend_from_slice(more);
+    run(&args)
 }
 
 #[test]
@@ -87,13 +89,12 @@ fn parquet_reads_back_as_cat_prints_each_checksum_given_or_detected() {
         assert_eq!(printed.len(), 300);
         for given in [true, false] {
             let out = dir.path(&format!("t-{kind}-{given}.parquet"));
-            let mut args = vec![
-                "export", &path, "-s", &schema, "--to", "parquet", "-o", &out,
-            ];
-            if given {
-                args.extend(["--checksum", kind.name()]);
-            }
-            run(&args).ok();
+            let checksum = if given {
+                vec!["--checksum", kind.name()]
+            } else {
+                vec![]
+            };
+            export_to(&path, &schema, "parquet", &out, &checksum).ok();
             let (batches, zstd) = read_parquet(&out);
             assert!(zstd, "{kind}: not zstd");
             let rows = json_rows(&batches);
@@ -113,7 +114,7 @@ fn arrow_csv_and_jsonl_read_back_as_cat_prints() {
     let printed = run(&["cat", &path, "-s", &schema]).ok().json_lines();
 
     let arrow = dir.path("t.arrow");
-    export_ok(&path, &schema, "arrow", &arrow);
+    export_to(&path, &schema, "arrow", &arrow, &[]).ok();
     assert_eq!(json_rows(&read_arrow(&arrow)), printed);
 
     // JSON lines on stdout, by default: the lines cat prints, as values.
@@ -159,14 +160,14 @@ fn fleet_reads_back_equal_to_flatstream_arrow_s_batches() {
 
     let parquet = dir.path("fleet.parquet");
     let schema = fleet_bfbs();
-    export_ok(&path, &schema, "parquet", &parquet);
+    export_to(&path, &schema, "parquet", &parquet, &[]).ok();
     let (read, _) = read_parquet(&parquet);
     let read = one(&read);
     assert_eq!(read.schema().fields(), expected.schema().fields());
     assert_eq!(read.columns(), expected.columns());
 
     let arrow = dir.path("fleet.arrow");
-    export_ok(&path, &schema, "arrow", &arrow);
+    export_to(&path, &schema, "arrow", &arrow, &[]).ok();
     assert_eq!(one(&read_arrow(&arrow)), expected);
 
     let out = run(&["export", &path, "-s", &schema, "--to", "jsonl"]);
@@ -257,7 +258,7 @@ fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
 
     // An old OUT stays as it was.
     std::fs::write(&out, b"old").unwrap();
-    run(&["export", &bad, "-s", &schema, "--to", "arrow", "-o", &out]).one_line_error(1);
+    export_to(&bad, &schema, "arrow", &out, &[]).one_line_error(1);
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
 
     // On stdout, the rows before the damage are printed, and the error says so.
@@ -297,10 +298,7 @@ fn a_message_the_schema_rejects_stops_the_export_unless_skipped() {
     let at = offsets(&bytes, ChecksumKind::XxHash64);
     let path = dir.file("mixed.fs", &bytes);
     let out = dir.path("out.parquet");
-    let line = run(&[
-        "export", &path, "-s", &schema, "--to", "parquet", "-o", &out,
-    ])
-    .one_line_error(1);
+    let line = export_to(&path, &schema, "parquet", &out, &[]).one_line_error(1);
     assert_starts_with(
         &line,
         &format!(
@@ -310,17 +308,7 @@ fn a_message_the_schema_rejects_stops_the_export_unless_skipped() {
     );
     assert!(!std::path::Path::new(&out).exists());
 
-    let run_ = run(&[
-        "export",
-        &path,
-        "-s",
-        &schema,
-        "--to",
-        "parquet",
-        "-o",
-        &out,
-        "--skip-invalid",
-    ]);
+    let run_ = export_to(&path, &schema, "parquet", &out, &["--skip-invalid"]);
     run_.exits(0);
     assert_eq!(
         run_.stderr,
@@ -332,19 +320,7 @@ fn a_message_the_schema_rejects_stops_the_export_unless_skipped() {
         assert_reading(row, i as u64);
     }
     // --quiet leaves stderr to errors.
-    run(&[
-        "export",
-        &path,
-        "-s",
-        &schema,
-        "--to",
-        "parquet",
-        "-o",
-        &out,
-        "--skip-invalid",
-        "-q",
-    ])
-    .ok();
+    export_to(&path, &schema, "parquet", &out, &["--skip-invalid", "-q"]).ok();
 }
 
 #[test]
