@@ -226,9 +226,12 @@ fn several_files_and_stdin_make_one_table_in_order() {
 fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
     let dir = Dir::new();
     let schema = telemetry_bfbs();
-    let (bytes, at) = telemetry_at(100, ChecksumKind::Crc32);
-    let good = dir.file("good.fs", &bytes);
-    let bad = dir.file("bad.fs", &flipped(&bytes, at[9] + 12, 1));
+    let GoodAndBad {
+        good,
+        bad,
+        bytes,
+        at,
+    } = GoodAndBad::new(&dir, "fs");
     let out = dir.path("out.parquet");
     let before = listing(&dir);
     let line = run(&[
