@@ -81,7 +81,9 @@
 //! each payload, which FlatBuffers verification will most likely reject.
 //!
 //! So record the algorithm beside the stream (in a file name, a header message of your own,
-//! or configuration) and parse it with [`ChecksumKind`]. The crate's tests
+//! or configuration) and parse it with [`ChecksumKind`]. Where it was not recorded, [`detect`]
+//! tells it from the stream's leading frames (the rule of `flatstream inspect` and of the SQL
+//! table provider), or says why it cannot. The crate's tests
 //! (`tests/corruption.rs`) check each of these cases for every pair of algorithms.
 //!
 //! # Choosing at run time
@@ -113,6 +115,8 @@
 #![warn(clippy::cast_possible_truncation)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// Detection's results: `flatstream-core` needs `alloc` already.
+extern crate alloc;
 #[cfg(test)]
 extern crate std;
 
@@ -151,6 +155,7 @@ mod crc16;
 mod crc32;
 #[cfg(feature = "crc32c")]
 mod crc32c;
+mod detect;
 mod kind;
 #[cfg(feature = "xxhash")]
 mod xxhash;
@@ -164,6 +169,7 @@ pub use crc32::Crc32;
 #[cfg(feature = "crc32c")]
 #[cfg_attr(docsrs, doc(cfg(feature = "crc32c")))]
 pub use crc32c::Crc32c;
+pub use detect::{Ambiguity, DETECT_FRAMES, Detection, Trial, TrialEnd, detect};
 pub use flatstream_core::{Checksum, NoChecksum};
 pub use kind::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
 #[cfg(feature = "xxhash")]

@@ -9,7 +9,6 @@ use crate::options::{BytesFormat, CatArgs, Format, PrintArgs};
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
 use crate::walk::walk;
-use flatstream::{ChecksumDeframer, StreamReader};
 use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
 
@@ -208,8 +207,7 @@ fn run_one(
     let mut printed = 0u64;
     // The output is the progress here; no bar.
     let mut progress = Progress::new("printing", None).hidden();
-    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
-        .with_max_frame_len(max);
+    let mut reader = input.frames(&framing, max);
     let walked = walk(
         &mut reader,
         &name,

@@ -7,7 +7,7 @@ use crate::options::ConvertArgs;
 use crate::progress::Progress;
 use crate::walk::walk;
 use flatstream::checksum::AnyChecksum;
-use flatstream::{ChecksumDeframer, ChecksumFramer, Error, StreamReader, StreamWriter};
+use flatstream::{ChecksumFramer, Error, StreamWriter};
 use std::ops::ControlFlow;
 
 pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
@@ -33,8 +33,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
     };
     let name = input.name.clone();
     let mut progress = Progress::new("converting", input.len());
-    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
-        .with_max_frame_len(max);
+    let mut reader = input.frames(&framing, max);
     let walked = walk(&mut reader, &name, &mut progress, |_, _, payload| {
         writer.write_payload(payload).map_err(write_error)?;
         Ok(ControlFlow::Continue(()))

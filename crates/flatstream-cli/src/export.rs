@@ -8,9 +8,8 @@
 //! failed export leaves no OUT behind, and an old OUT is replaced only by a whole new one.
 
 use crate::failure::{Failure, Status};
-use crate::options::FramingArgs;
+use crate::options::{FramingArgs, TableArgs};
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
 
 /// What `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -78,13 +77,8 @@ pub(crate) struct ExportArgs {
     /// stdout by default.
     #[arg(long, short = 'o', value_name = "OUT")]
     pub(crate) output: Option<String>,
-    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
-    #[arg(long, short = 's', value_name = "S.bfbs")]
-    pub(crate) schema: PathBuf,
-    /// The table each message is (default: the schema's root_type). A full name
-    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE")]
-    pub(crate) root_type: Option<String>,
+    #[command(flatten)]
+    pub(crate) table: TableArgs,
     /// Only these columns, in this order: top-level field names, comma-separated
     /// (`_offset` is each frame's byte offset in its stream).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
@@ -92,9 +86,6 @@ pub(crate) struct ExportArgs {
     /// Add the column `_offset`, each frame's byte offset in its stream, last.
     #[arg(long)]
     pub(crate) offset_column: bool,
-    /// Skip messages the schema rejects, and count them on stderr, instead of stopping.
-    #[arg(long)]
-    pub(crate) skip_invalid: bool,
     #[command(flatten)]
     pub(crate) framing: FramingArgs,
 }
@@ -196,7 +187,6 @@ mod imp {
     use datafusion::parquet::basic::{Compression, ZstdLevel};
     use datafusion::parquet::errors::ParquetError;
     use datafusion::parquet::file::properties::WriterProperties;
-    use flatstream::{ChecksumDeframer, StreamReader};
     use flatstream_arrow::{BinarySchema, Converter, Options, Plan};
     use std::io::{self, BufWriter, IsTerminal, Write};
     use std::ops::ControlFlow;
@@ -275,13 +265,13 @@ mod imp {
 
     /// The plan the options ask for: the schema, the root type, the columns.
     fn plan(args: &ExportArgs) -> Result<Plan, Failure> {
-        let shown = args.schema.display();
-        let schema = BinarySchema::load(&args.schema).map_err(|e| match e {
+        let shown = args.table.schema.display();
+        let schema = BinarySchema::load(&args.table.schema).map_err(|e| match e {
             flatstream_arrow::Error::ReadSchema { .. } => Failure::error(e),
             e => Failure::error(format_args!("{shown}: {e}")),
         })?;
         let mut options = Options::new();
-        if let Some(root) = &args.root_type {
+        if let Some(root) = &args.table.root_type {
             options.root_type(root.as_str());
         }
         let offset = args.offset_column
@@ -291,7 +281,7 @@ mod imp {
                 .any(|c| c == flatstream_arrow::OFFSET_COLUMN);
         options
             .offset_column(offset)
-            .skip_invalid(args.skip_invalid);
+            .skip_invalid(args.table.skip_invalid);
         let plan = Plan::new(&schema, &options)
             .map_err(|e| Failure::error(format_args!("{shown}: {e}")))?;
         if args.columns.is_empty() {
@@ -321,9 +311,7 @@ mod imp {
             let head = head.to_vec();
             let name = input.name.clone();
             let mut progress = Progress::new("exporting", input.len());
-            let mut reader =
-                StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
-                    .with_max_frame_len(max);
+            let mut reader = input.frames(&framing, max);
             let walked = walk(
                 &mut reader,
                 &name,

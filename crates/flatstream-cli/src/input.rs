@@ -6,8 +6,11 @@
 //! modifying it changes the bytes read). Mapping is what lets `verify` read at the speed of the
 //! checksum (a stream read copies every byte once more); `--no-mmap` avoids it.
 
+use crate::detect::Framing;
 use crate::failure::{Failure, io_message};
+use flatstream::checksum::AnyChecksum;
 use flatstream::read::MappedFile;
+use flatstream::{ChecksumDeframer, StreamReader};
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::Path;
@@ -115,6 +118,16 @@ impl Input {
             Body::Mapped(m) => Some(m.as_bytes()),
             Body::Stream { .. } => None,
         }
+    }
+
+    /// A reader of the input's frames under `framing`, payloads bounded by `max`.
+    pub(crate) fn frames(
+        &mut self,
+        framing: &Framing,
+        max: usize,
+    ) -> StreamReader<Box<dyn Read + '_>, ChecksumDeframer<AnyChecksum>> {
+        StreamReader::new(self.reader(), ChecksumDeframer::new(framing.checksum))
+            .with_max_frame_len(max)
     }
 
     /// The input as a stream of bytes from its start.

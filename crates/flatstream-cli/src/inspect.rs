@@ -4,15 +4,15 @@
 //! process's memory once read), so memory is the reader's buffer, which grows only to the
 //! largest frame, plus the size histogram (512 KiB).
 
-use crate::detect::{self, Detection};
+use crate::detect::{self, Detection, describe_detection};
 use crate::failure::{Failure, Status};
 use crate::input::{Access, Input};
 use crate::options::InspectArgs;
 use crate::progress::Progress;
 use crate::stats::Sizes;
 use crate::walk::{End, ends_inside, walk};
+use flatstream::ChecksumDeframer;
 use flatstream::checksum::Checksum;
-use flatstream::{ChecksumDeframer, StreamReader};
 use serde::Serialize;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -69,7 +69,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     };
     let described = match (&detection, args.read.framing.checksum) {
         (_, Some(_)) => "given with --checksum".to_owned(),
-        (d, None) => d.describe(),
+        (d, None) => describe_detection(d),
     };
     let candidates = match &detection {
         Detection::Ambiguous { candidates, .. } => {
@@ -77,12 +77,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
         }
         _ => Vec::new(),
     };
-    let kind = match detection {
-        Detection::Found { kind, .. } => Some(kind),
-        Detection::Empty => Some(flatstream::checksum::ChecksumKind::None),
-        Detection::Ambiguous { .. } | Detection::Unknown { .. } => None,
-    };
-    let Some(kind) = kind else {
+    let Some(kind) = detection.kind() else {
         let report = Report {
             file: input.name.clone(),
             framing: None,
@@ -112,8 +107,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
     let mut progress = Progress::new("inspecting", input.len());
     let name = input.name.clone();
     let total = input.len();
-    let mut reader = StreamReader::new(input.reader(), ChecksumDeframer::new(framing.checksum))
-        .with_max_frame_len(max);
+    let mut reader = input.frames(&framing, max);
     let walked = walk(&mut reader, &name, &mut progress, |_, _, payload| {
         sizes.add(payload.len());
         Ok(ControlFlow::Continue(()))

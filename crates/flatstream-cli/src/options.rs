@@ -144,6 +144,22 @@ impl FramingArgs {
     }
 }
 
+/// How `export` and `query` read messages into rows: the schema, the root table, and what to
+/// do with a message the schema rejects.
+#[derive(Debug, Args)]
+pub(crate) struct TableArgs {
+    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
+    #[arg(long, short = 's', value_name = "S.bfbs")]
+    pub(crate) schema: PathBuf,
+    /// The table each message is (default: the schema's root_type). A full name
+    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
+    #[arg(long, value_name = "TABLE")]
+    pub(crate) root_type: Option<String>,
+    /// Skip messages the schema rejects, and count them, instead of stopping.
+    #[arg(long)]
+    pub(crate) skip_invalid: bool,
+}
+
 /// `--max-frame-len` in salvage, whose default bound is another (its help says which).
 const SALVAGE_MAX_FRAME_LEN: &str = "Largest payload accepted, in bytes; a frame declaring more is \
      corrupt. Set it to the bound the writer used: a length over it is known to be corrupt, and \

@@ -2,10 +2,8 @@
 //! names files and globs as tables; each is read through the binary schema given.
 
 use crate::failure::{Failure, Status};
-use crate::options::KindParser;
+use crate::options::{FramingArgs, TableArgs};
 use clap::{Args, ValueEnum};
-use flatstream::checksum::ChecksumKind;
-use std::path::PathBuf;
 
 /// How `query` prints its rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,24 +39,10 @@ pub(crate) struct QueryArgs {
     /// The SQL statement; its tables are quoted paths or globs of streams.
     #[arg(value_name = "SQL")]
     pub(crate) sql: String,
-    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
-    #[arg(long, short = 's', value_name = "S.bfbs")]
-    pub(crate) schema: PathBuf,
-    /// The table each message is (default: the schema's root_type). A full name
-    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE")]
-    pub(crate) root_type: Option<String>,
-    /// The streams' checksum: none, xxhash64, crc32, crc32c or crc16 (default: detected from
-    /// each file's leading frames).
-    #[arg(long, short = 'c', value_name = "KIND", value_parser = KindParser, hide_possible_values = true)]
-    pub(crate) checksum: Option<ChecksumKind>,
-    /// Largest payload accepted, in bytes; a frame declaring more is corrupt.
-    /// [default: 2147483648]
-    #[arg(long, value_name = "BYTES")]
-    pub(crate) max_frame_len: Option<usize>,
-    /// Skip messages the schema rejects instead of failing the query.
-    #[arg(long)]
-    pub(crate) skip_invalid: bool,
+    #[command(flatten)]
+    pub(crate) table: TableArgs,
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
     /// How to print the rows: table, csv or json (one object per line).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub(crate) format: QueryFormat,
@@ -92,17 +76,17 @@ mod imp {
     use std::io::{self, BufWriter, Write};
 
     pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
-        let mut options = FlatstreamOptions::with_schema(args.schema.to_string_lossy());
-        if let Some(root) = &args.root_type {
+        let mut options = FlatstreamOptions::with_schema(args.table.schema.to_string_lossy());
+        if let Some(root) = &args.table.root_type {
             options = options.root_type(root.as_str());
         }
-        if let Some(kind) = args.checksum {
+        if let Some(kind) = args.framing.checksum {
             options = options.checksum(kind);
         }
-        if let Some(max) = args.max_frame_len {
+        if let Some(max) = args.framing.max_frame_len {
             options.max_frame_len = max;
         }
-        options.skip_invalid = args.skip_invalid;
+        options.skip_invalid = args.table.skip_invalid;
         // The schema is loaded and the options checked before any SQL: their errors are the
         // user's (status 2), named as the other commands name them.
         options
@@ -120,7 +104,7 @@ mod imp {
     fn schema_error(e: flatstream_datafusion::Error, args: &QueryArgs) -> String {
         match e {
             flatstream_datafusion::Error::ReadSchema { .. } => e.to_string(),
-            e => format!("{}: {e}", args.schema.display()),
+            e => format!("{}: {e}", args.table.schema.display()),
         }
     }
 
@@ -212,19 +196,14 @@ mod imp {
         }
     }
 
-    /// A library's message as this tool writes messages: lowercase first letter, no trailing
-    /// period, no backtrace.
+    /// A library's message as this tool writes messages: without DataFusion's backtrace, as
+    /// a clause ([`flatstream_reflect::sentence`]: one line, lowercase first letter, no
+    /// trailing period).
     fn message_of(text: &str) -> String {
         let text = text
             .split(DataFusionError::BACK_TRACE_SEP)
             .next()
-            .unwrap_or("")
-            .trim()
-            .trim_end_matches('.');
-        let mut chars = text.chars();
-        match chars.next() {
-            Some(first) => first.to_lowercase().chain(chars).collect(),
-            None => String::new(),
-        }
+            .unwrap_or("");
+        flatstream_reflect::sentence(text)
     }
 }

@@ -70,6 +70,13 @@ fn listing(dir: &Dir) -> Vec<String> {
     names
 }
 
+/// `flatstream export FILE -s SCHEMA --to FORMAT` and then `more`.
+fn export_to(file: &str, schema: &str, format: &str, more: &[&str]) -> Out {
+    let mut args = vec!["export", file, "-s", schema, "--to", format];
+    args.extend_from_slice(more);
+    run(&args)
+}
+
 #[test]
 fn parquet_reads_back_as_cat_prints_each_checksum_given_or_detected() {
     let dir = Dir::new();
@@ -82,13 +89,11 @@ fn parquet_reads_back_as_cat_prints_each_checksum_given_or_detected() {
         assert_eq!(printed.len(), 300);
         for given in [true, false] {
             let out = dir.path(&format!("t-{kind}-{given}.parquet"));
-            let mut args = vec![
-                "export", &path, "-s", &schema, "--to", "parquet", "-o", &out,
-            ];
+            let mut more = vec!["-o", &out];
             if given {
-                args.extend(["--checksum", kind.name()]);
+                more.extend(["--checksum", kind.name()]);
             }
-            run(&args).ok();
+            export_to(&path, &schema, "parquet", &more).ok();
             let (batches, zstd) = read_parquet(&out);
             assert!(zstd, "{kind}: not zstd");
             let rows = json_rows(&batches);
@@ -108,18 +113,15 @@ fn arrow_csv_and_jsonl_read_back_as_cat_prints() {
     let printed = run(&["cat", &path, "-s", &schema]).ok().json_lines();
 
     let arrow = dir.path("t.arrow");
-    run(&[
-        "export", &path, "-s", &schema, "--to", "arrow", "-o", &arrow,
-    ])
-    .ok();
+    export_to(&path, &schema, "arrow", &["-o", &arrow]).ok();
     assert_eq!(json_rows(&read_arrow(&arrow)), printed);
 
     // JSON lines on stdout, by default: the lines cat prints, as values.
-    let out = run(&["export", &path, "-s", &schema, "--to", "jsonl"]);
+    let out = export_to(&path, &schema, "jsonl", &[]);
     assert_eq!(out.ok().json_lines(), printed);
 
     // CSV: a header, then each reading with its float read back to the same bits.
-    let out = run(&["export", &path, "-s", &schema, "--to", "csv"]);
+    let out = export_to(&path, &schema, "csv", &[]);
     let mut lines = out.ok().stdout.lines();
     assert_eq!(lines.next(), Some("device_id,timestamp,value"));
     let mut n = 0;
@@ -157,39 +159,24 @@ fn fleet_reads_back_equal_to_flatstream_arrow_s_batches() {
 
     let parquet = dir.path("fleet.parquet");
     let schema = fleet_bfbs();
-    run(&[
-        "export", &path, "-s", &schema, "--to", "parquet", "-o", &parquet,
-    ])
-    .ok();
+    export_to(&path, &schema, "parquet", &["-o", &parquet]).ok();
     let (read, _) = read_parquet(&parquet);
     let read = one(&read);
     assert_eq!(read.schema().fields(), expected.schema().fields());
     assert_eq!(read.columns(), expected.columns());
 
     let arrow = dir.path("fleet.arrow");
-    run(&[
-        "export", &path, "-s", &schema, "--to", "arrow", "-o", &arrow,
-    ])
-    .ok();
+    export_to(&path, &schema, "arrow", &["-o", &arrow]).ok();
     assert_eq!(one(&read_arrow(&arrow)), expected);
 
-    let out = run(&["export", &path, "-s", &schema, "--to", "jsonl"]);
+    let out = export_to(&path, &schema, "jsonl", &[]);
     assert_eq!(out.ok().json_lines(), json_rows(&batches));
 
     // CSV holds no nested column: said before anything is read, and --columns picks others.
-    let out = run(&["export", &path, "-s", &schema, "--to", "csv"]);
+    let out = export_to(&path, &schema, "csv", &[]);
     assert_contains(&out.one_line_error(2), "csv cannot hold the nested columns");
     assert_eq!(out.stdout, "");
-    let out = run(&[
-        "export",
-        &path,
-        "-s",
-        &schema,
-        "--to",
-        "csv",
-        "--columns",
-        "name,_offset",
-    ]);
+    let out = export_to(&path, &schema, "csv", &["--columns", "name,_offset"]);
     // A name may hold a newline (quoted, as CSV does): each row ends with its offset.
     let text = &out.ok().stdout;
     assert_starts_with(text, "name,_offset\n");
@@ -231,7 +218,7 @@ fn several_files_and_stdin_make_one_table_in_order() {
     }
     // An empty file is a stream of zero frames: a table of zero rows.
     let empty = dir.file("empty.fs", &[]);
-    let out = run(&["export", &empty, "-s", &schema, "--to", "jsonl"]);
+    let out = export_to(&empty, &schema, "jsonl", &[]);
     assert_eq!(out.ok().stdout, "");
 }
 
@@ -239,9 +226,12 @@ fn several_files_and_stdin_make_one_table_in_order() {
 fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
     let dir = Dir::new();
     let schema = telemetry_bfbs();
-    let (bytes, at) = telemetry_at(100, ChecksumKind::Crc32);
-    let good = dir.file("good.fs", &bytes);
-    let bad = dir.file("bad.fs", &flipped(&bytes, at[9] + 12, 1));
+    let GoodAndBad {
+        good,
+        bad,
+        bytes,
+        at,
+    } = GoodAndBad::new(&dir, "fs");
     let out = dir.path("out.parquet");
     let before = listing(&dir);
     let line = run(&[
@@ -261,11 +251,11 @@ fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
 
     // An old OUT stays as it was.
     std::fs::write(&out, b"old").unwrap();
-    run(&["export", &bad, "-s", &schema, "--to", "arrow", "-o", &out]).one_line_error(1);
+    export_to(&bad, &schema, "arrow", &["-o", &out]).one_line_error(1);
     assert_eq!(std::fs::read(&out).unwrap(), b"old");
 
     // On stdout, the rows before the damage are printed, and the error says so.
-    let out = run(&["export", &bad, "-s", &schema, "--to", "jsonl"]);
+    let out = export_to(&bad, &schema, "jsonl", &[]);
     let line = out.one_line_error(1);
     assert_ends_with(&line, "; stdout holds the 9 rows before it");
     let rows = out.json_lines();
@@ -276,7 +266,7 @@ fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
 
     // A torn tail is damage too.
     let torn = dir.file("torn.fs", &bytes[..bytes.len() - 3]);
-    let line = run(&["export", &torn, "-s", &schema, "--to", "jsonl"]).one_line_error(1);
+    let line = export_to(&torn, &schema, "jsonl", &[]).one_line_error(1);
     assert_contains(
         &line,
         &format!(
@@ -301,10 +291,7 @@ fn a_message_the_schema_rejects_stops_the_export_unless_skipped() {
     let at = offsets(&bytes, ChecksumKind::XxHash64);
     let path = dir.file("mixed.fs", &bytes);
     let out = dir.path("out.parquet");
-    let line = run(&[
-        "export", &path, "-s", &schema, "--to", "parquet", "-o", &out,
-    ])
-    .one_line_error(1);
+    let line = export_to(&path, &schema, "parquet", &["-o", &out]).one_line_error(1);
     assert_starts_with(
         &line,
         &format!(
@@ -314,17 +301,7 @@ fn a_message_the_schema_rejects_stops_the_export_unless_skipped() {
     );
     assert!(!std::path::Path::new(&out).exists());
 
-    let run_ = run(&[
-        "export",
-        &path,
-        "-s",
-        &schema,
-        "--to",
-        "parquet",
-        "-o",
-        &out,
-        "--skip-invalid",
-    ]);
+    let run_ = export_to(&path, &schema, "parquet", &["-o", &out, "--skip-invalid"]);
     run_.exits(0);
     assert_eq!(
         run_.stderr,
@@ -336,18 +313,12 @@ fn a_message_the_schema_rejects_stops_the_export_unless_skipped() {
         assert_reading(row, i as u64);
     }
     // --quiet leaves stderr to errors.
-    run(&[
-        "export",
+    export_to(
         &path,
-        "-s",
         &schema,
-        "--to",
         "parquet",
-        "-o",
-        &out,
-        "--skip-invalid",
-        "-q",
-    ])
+        &["-o", &out, "--skip-invalid", "-q"],
+    )
     .ok();
 }
 
@@ -411,7 +382,7 @@ fn usage_errors_are_status_2_and_create_nothing() {
     assert_eq!(listing(&dir), before);
     // A framing that cannot be told: status 2, as the help says.
     let zeros = dir.file("zeros.fs", &[0; 64]);
-    let line = run(&["export", &zeros, "-s", &schema, "--to", "jsonl"]).one_line_error(2);
+    let line = export_to(&zeros, &schema, "jsonl", &[]).one_line_error(2);
     assert_contains(&line, "cannot tell the stream's framing");
 }
 
@@ -421,15 +392,7 @@ fn the_offset_column_gives_each_frame_s_offset() {
     let (bytes, at) = telemetry_at(20, ChecksumKind::None);
     let path = dir.file("t.fs", &bytes);
     let schema = telemetry_bfbs();
-    let out = run(&[
-        "export",
-        &path,
-        "-s",
-        &schema,
-        "--to",
-        "jsonl",
-        "--offset-column",
-    ]);
+    let out = export_to(&path, &schema, "jsonl", &["--offset-column"]);
     let rows = out.ok().json_lines();
     for (i, (row, at)) in rows.iter().zip(&at).enumerate() {
         assert_reading(row, i as u64);

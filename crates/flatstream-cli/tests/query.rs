@@ -78,13 +78,7 @@ fn a_filter_and_a_limit_give_the_rows_rust_picks() {
         .collect();
     assert_eq!(rows.len(), 7);
     for (row, r) in rows.iter().zip(&expected) {
-        assert_eq!(row["device_id"].as_u64(), Some(r.device_id), "{row}");
-        assert_eq!(row["timestamp"].as_u64(), Some(r.timestamp), "{row}");
-        assert_eq!(
-            row["value"].as_f64().map(f64::to_bits),
-            Some(r.value.to_bits()),
-            "{row}"
-        );
+        assert_is(row, r);
     }
 }
 
@@ -144,9 +138,7 @@ fn table_and_csv_print_the_same_rows() {
 fn errors_of_the_sql_are_status_2_and_damaged_data_status_1() {
     let dir = Dir::new();
     let schema = telemetry_bfbs();
-    let (bytes, at) = telemetry_at(100, ChecksumKind::Crc32);
-    let good = dir.file("good.fstream", &bytes);
-    let bad = dir.file("bad.fstream", &flipped(&bytes, at[9] + 12, 1));
+    let GoodAndBad { good, bad, at, .. } = GoodAndBad::new(&dir, "fstream");
     let missing = dir.path("missing.fstream");
     for (sql, says) in [
         ("SELEC 1".to_owned(), "sql parser error"),

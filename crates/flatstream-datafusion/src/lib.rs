@@ -94,7 +94,6 @@
 //! Cloud Storage (feature `gcp`).
 
 mod context;
-mod detect;
 mod error;
 mod format;
 mod options;

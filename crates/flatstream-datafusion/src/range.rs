@@ -32,9 +32,11 @@
 
 use crate::error::Error;
 use bytes::{Bytes, BytesMut};
+use datafusion::execution::object_store::ObjectStoreUrl;
 use flatstream_checksum::AnyChecksum;
 use flatstream_core::{ChecksumDeframer, Deframer, Next, ReadBuffer, SplitFrames};
 use futures::future::BoxFuture;
+use object_store::local::LocalFileSystem;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use std::ops::Range;
@@ -62,8 +64,24 @@ pub(crate) trait ByteSource: Send + Sync {
 pub(crate) struct StoreFile {
     pub(crate) store: Arc<dyn ObjectStore>,
     pub(crate) location: Path,
+    /// The file's name in errors (see [`StoreFile::display_name`]).
+    pub(crate) name: String,
     pub(crate) size: u64,
     pub(crate) read: Arc<AtomicU64>,
+}
+
+impl StoreFile {
+    /// How errors name the file at `location` of the store at `url`: a local file by its
+    /// absolute path, as the user gave it (the object store's location drops the leading `/`);
+    /// any other by its URL.
+    pub(crate) fn display_name(url: &ObjectStoreUrl, location: &Path) -> String {
+        if url.as_str() == "file:///"
+            && let Ok(path) = LocalFileSystem::new().path_to_filesystem(location)
+        {
+            return path.display().to_string();
+        }
+        format!("{}{location}", url.as_str())
+    }
 }
 
 impl ByteSource for StoreFile {
@@ -72,7 +90,7 @@ impl ByteSource for StoreFile {
     }
 
     fn name(&self) -> &str {
-        self.location.as_ref()
+        &self.name
     }
 
     fn read(&self, range: Range<u64>) -> BoxFuture<'_, Result<Bytes, Error>> {

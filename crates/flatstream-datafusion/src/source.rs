@@ -1,7 +1,6 @@
 //! [`FlatstreamSource`], the `FileSource` of a scan, and its `FileOpener`: one byte range of
 //! one file in, record batches out.
 
-use crate::detect::{self, HEAD};
 use crate::error::Error;
 use crate::options::ScanSpec;
 use crate::range::{ByteSource, RangeReader, Sizes, StoreFile};
@@ -15,11 +14,12 @@ use datafusion::datasource::physical_plan::{
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::DataFusionError;
+use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_expr::projection::ProjectionExprs;
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use datafusion::physical_plan::{DisplayFormatType, PhysicalExpr};
 use flatstream_arrow::{Converter, Plan};
-use flatstream_checksum::{AnyChecksum, ChecksumKind};
+use flatstream_checksum::{AnyChecksum, ChecksumKind, detect};
 use futures::StreamExt;
 use object_store::ObjectStore;
 use std::fmt;
@@ -103,6 +103,7 @@ impl FileSource for FlatstreamSource {
             checksum: self.spec.options().checksum,
             max_frame_len: self.spec.options().max_frame_len,
             store: object_store,
+            store_url: base_config.object_store_url.clone(),
             metrics: Metrics {
                 skipped: MetricBuilder::new(&self.metrics).counter("skipped_frames", partition),
                 bytes: MetricBuilder::new(&self.metrics).counter("bytes_scanned", partition),
@@ -193,6 +194,8 @@ struct FlatstreamOpener {
     checksum: Option<ChecksumKind>,
     max_frame_len: usize,
     store: Arc<dyn ObjectStore>,
+    /// The store's URL, for the files' names in errors.
+    store_url: ObjectStoreUrl,
     metrics: Metrics,
 }
 
@@ -204,6 +207,7 @@ impl FileOpener for FlatstreamOpener {
         let metrics = self.metrics.clone();
         let src = StoreFile {
             store: self.store.clone(),
+            name: StoreFile::display_name(&self.store_url, &file.object_meta.location),
             location: file.object_meta.location.clone(),
             size: file.object_meta.size,
             read: Arc::new(AtomicU64::new(0)),
@@ -236,13 +240,19 @@ impl FileOpener for FlatstreamOpener {
     }
 }
 
-/// The framing of the file `src`, told from its leading bytes.
+/// The leading bytes detection reads: enough for its 64 frames of up to 1 KiB.
+const HEAD: u64 = 64 << 10;
+
+/// The framing of the file `src`, told from its leading bytes by the rule of `flatstream
+/// inspect` ([`detect`]), so that the command line and SQL agree on every file. Every
+/// partition of a file detects it from the same bytes, so all read with the same framing.
 async fn detect_framing(src: &StoreFile, max: usize) -> Result<ChecksumKind, Error> {
     let len = src.len();
     let head = src.read(0..len.min(HEAD)).await?;
-    detect::detect(&head, head.len() as u64 == len, max).map_err(|why| Error::Framing {
+    let detection = detect(&head, head.len() as u64 == len, max);
+    detection.kind().ok_or_else(|| Error::Framing {
         path: src.name().to_owned(),
-        why,
+        why: detection.to_string(),
     })
 }
 

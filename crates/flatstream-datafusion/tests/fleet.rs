@@ -11,21 +11,7 @@ use flatstream::checksum::{AnyChecksum, ChecksumKind};
 use flatstream::{ChecksumFramer, StreamWriter};
 use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
 
-#[allow(
-    unsafe_code,
-    unused_imports,
-    dead_code,
-    non_camel_case_types,
-    non_snake_case,
-    rust_2018_idioms,
-    clippy::all,
-    clippy::undocumented_unsafe_blocks,
-    missing_docs,
-    unreachable_pub
-)]
-#[path = "../../../examples/generated/fleet_generated.rs"]
-mod fleet_generated;
-use fleet_generated::fleet::*;
+use flatstream_test_support::fleet::*;
 
 const ROBOTS: u64 = 600;
 
@@ -96,16 +82,12 @@ async fn nested_tables_and_unions_read_through_sql_in_byte_ranges() {
         .await
         .unwrap();
 
-        let batches = ctx
-            .sql(
-                "SELECT id, device['Motor']['rpm'] FROM fleet WHERE device['type'] = 'Motor' \
+        let batches = query(
+            &ctx,
+            "SELECT id, device['Motor']['rpm'] FROM fleet WHERE device['type'] = 'Motor' \
                  ORDER BY id",
-            )
-            .await
-            .unwrap()
-            .collect()
-            .await
-            .unwrap();
+        )
+        .await;
         let mut got = Vec::new();
         for b in &batches {
             let ids = b.column(0).as_primitive::<UInt64Type>();
@@ -120,16 +102,12 @@ async fn nested_tables_and_unions_read_through_sql_in_byte_ranges() {
             .collect();
         assert_eq!(got, expected);
 
-        let batches = ctx
-            .sql(
-                "SELECT count(pose), sum(CAST(pose['position']['x'] AS DOUBLE)), \
+        let batches = query(
+            &ctx,
+            "SELECT count(pose), sum(CAST(pose['position']['x'] AS DOUBLE)), \
                  count(*) FILTER (WHERE device IS NULL) FROM fleet",
-            )
-            .await
-            .unwrap()
-            .collect()
-            .await
-            .unwrap();
+        )
+        .await;
         let b = &batches[0];
         let poses = b.column(0).as_primitive::<Int64Type>().value(0);
         let sum_x = b.column(1).as_primitive::<Float64Type>().value(0);

@@ -222,20 +222,8 @@ async fn a_limit_stops_reading_early() {
             read: read.clone(),
         }),
     );
-    ctx.register_flatstream(
-        "t",
-        &path,
-        FlatstreamOptions::with_schema(telemetry_schema()),
-    )
-    .await
-    .unwrap();
-    let batches = ctx
-        .sql("SELECT device_id FROM t LIMIT 10")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    register_telemetry(&ctx, "t", &path).await;
+    let batches = query(&ctx, "SELECT device_id FROM t LIMIT 10").await;
     let ids = u64s(&batches);
     assert_eq!(
         ids,
@@ -251,13 +239,7 @@ async fn a_limit_stops_reading_early() {
 
     // Without the limit, the whole file.
     read.store(0, Ordering::Relaxed);
-    let all = ctx
-        .sql("SELECT count(*) FROM t")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    let all = query(&ctx, "SELECT count(*) FROM t").await;
     assert_eq!(all[0].num_rows(), 1);
     assert!(read.load(Ordering::Relaxed) >= len);
 }
@@ -280,13 +262,7 @@ async fn a_cut_inside_a_stored_stream_fails_with_a_resynchronization_error() {
     ctx.register_flatstream("t", &path, options.clone())
         .await
         .unwrap();
-    let err = ctx
-        .sql("SELECT _offset FROM t")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err();
+    let err = query_err(&ctx, "SELECT _offset FROM t").await;
     let Some(Error::Resync {
         start, boundary, ..
     }) = flatstream_error(&err)
@@ -304,12 +280,6 @@ async fn a_cut_inside_a_stored_stream_fails_with_a_resynchronization_error() {
     // Unsplit, the file reads: its two frames.
     let ctx = session(1, 10 << 20);
     ctx.register_flatstream("t", &path, options).await.unwrap();
-    let batches = ctx
-        .sql("SELECT _offset FROM t ORDER BY _offset")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    let batches = query(&ctx, "SELECT _offset FROM t ORDER BY _offset").await;
     assert_eq!(u64s(&batches), sequential_offsets(kind, &bytes));
 }

@@ -28,13 +28,7 @@ async fn group_by_equals_the_sequential_computation_for_every_framing_and_partit
         let expected = expected_groups(&ranges);
         for (partitions, min_size) in [(1, 10 << 20), (4, 1), (13, 1)] {
             let ctx = session(partitions, min_size);
-            ctx.register_flatstream(
-                "t",
-                dir.path().to_str().unwrap(),
-                FlatstreamOptions::with_schema(telemetry_schema()),
-            )
-            .await
-            .unwrap();
+            register_telemetry(&ctx, "t", dir.path().to_str().unwrap()).await;
             check_groups(&ctx, "t", &expected).await;
             // The checksum given rather than detected: the same result.
             ctx.deregister_table("t").unwrap();
@@ -55,20 +49,8 @@ async fn the_scan_is_cut_into_byte_ranges_when_files_are_large_enough() {
     let dir = tempfile::tempdir().unwrap();
     three_files(dir.path(), ChecksumKind::Crc32c, "fstream");
     let ctx = session(4, 1);
-    ctx.register_flatstream(
-        "t",
-        dir.path().to_str().unwrap(),
-        FlatstreamOptions::with_schema(telemetry_schema()),
-    )
-    .await
-    .unwrap();
-    let plan = ctx
-        .sql("EXPLAIN SELECT count(*) FROM t")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    register_telemetry(&ctx, "t", dir.path().to_str().unwrap()).await;
+    let plan = query(&ctx, "EXPLAIN SELECT count(*) FROM t").await;
     let text = datafusion::arrow::util::pretty::pretty_format_batches(&plan)
         .unwrap()
         .to_string();
@@ -88,13 +70,7 @@ async fn the_scan_is_cut_into_byte_ranges_when_files_are_large_enough() {
     )
     .await
     .unwrap();
-    let plan = ctx
-        .sql("EXPLAIN SELECT count(*) FROM t")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    let plan = query(&ctx, "EXPLAIN SELECT count(*) FROM t").await;
     let text = datafusion::arrow::util::pretty::pretty_format_batches(&plan)
         .unwrap()
         .to_string();
@@ -108,23 +84,13 @@ async fn filters_and_projections_equal_the_sequential_computation() {
     let glob = format!("{}/*.fs", dir.path().display());
     for partitions in [1, 5] {
         let ctx = session(partitions, 1);
-        ctx.register_flatstream(
-            "t",
-            &glob,
-            FlatstreamOptions::with_schema(telemetry_schema()),
-        )
-        .await
-        .unwrap();
-        let batches = ctx
-            .sql(
-                "SELECT timestamp, value FROM t WHERE device_id = 7 AND value > 20.5 \
+        register_telemetry(&ctx, "t", &glob).await;
+        let batches = query(
+            &ctx,
+            "SELECT timestamp, value FROM t WHERE device_id = 7 AND value > 20.5 \
                  ORDER BY timestamp",
-            )
-            .await
-            .unwrap()
-            .collect()
-            .await
-            .unwrap();
+        )
+        .await;
         let mut got = Vec::new();
         for b in &batches {
             assert_eq!(b.num_columns(), 2);
@@ -158,13 +124,7 @@ async fn the_offset_column_gives_each_rows_frame_offset() {
     ctx.register_flatstream("t", dir.path().to_str().unwrap(), options)
         .await
         .unwrap();
-    let batches = ctx
-        .sql("SELECT _offset FROM t ORDER BY _offset")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap();
+    let batches = query(&ctx, "SELECT _offset FROM t ORDER BY _offset").await;
     let frame = bytes.len() as u64 / 500;
     let expected: Vec<u64> = (0..500).map(|i| i * frame).collect();
     assert_eq!(u64s(&batches), expected);
@@ -250,13 +210,7 @@ async fn create_external_table_reports_bad_options() {
     )))
     .await
     .unwrap();
-    let err = ctx
-        .sql("SELECT count(*) FROM t")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err();
+    let err = query_err(&ctx, "SELECT count(*) FROM t").await;
     let text = err.to_string();
     assert!(
         text.contains("part-") && text.contains("offset 0"),
@@ -314,19 +268,39 @@ async fn damage_fails_the_query_naming_the_file_and_offset() {
         )
         .await
         .unwrap();
-        let err = ctx
-            .sql("SELECT avg(value) FROM t")
-            .await
-            .unwrap()
-            .collect()
-            .await
-            .unwrap_err();
+        let err = query_err(&ctx, "SELECT avg(value) FROM t").await;
         let text = err.to_string();
+        // The file as the user gave it: its absolute path, not the store's location.
+        assert!(path.starts_with('/'), "{path}");
         assert!(
-            text.contains("bad.fstream") && text.contains(&format!("offset {}", 400 * frame)),
+            text.contains(&format!("{path}: "))
+                && text.contains(&format!("offset {}", 400 * frame)),
             "{text}"
         );
+        assert!(
+            matches!(flatstream_error(&err), Some(Error::Frame { path: named, .. }) if *named == path),
+            "{err:?}"
+        );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_framing_that_cannot_be_told_fails_naming_the_file_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "zeros.fstream", &[0; 48]);
+    let ctx = session(1, 1);
+    register_telemetry(&ctx, "t", &path).await;
+    let err = query_err(&ctx, "SELECT count(*) FROM t").await;
+    let Some(Error::Framing { path: named, why }) = flatstream_error(&err) else {
+        panic!("{err:?}");
+    };
+    assert_eq!(*named, path);
+    assert!(why.contains("all zero bytes"), "{why}");
+    assert!(
+        err.to_string()
+            .contains(&format!("{path}: cannot tell the stream's framing")),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -345,20 +319,8 @@ async fn invalid_payloads_are_an_error_or_skipped_and_counted() {
     let path = write(dir.path(), "mixed.fstream", &w.into_inner());
 
     let ctx = session(2, 1);
-    ctx.register_flatstream(
-        "strict",
-        &path,
-        FlatstreamOptions::with_schema(telemetry_schema()),
-    )
-    .await
-    .unwrap();
-    let err = ctx
-        .sql("SELECT count(*) FROM strict")
-        .await
-        .unwrap()
-        .collect()
-        .await
-        .unwrap_err();
+    register_telemetry(&ctx, "strict", &path).await;
+    let err = query_err(&ctx, "SELECT count(*) FROM strict").await;
     assert!(
         matches!(flatstream_error(&err), Some(Error::Convert { .. })),
         "{err}"

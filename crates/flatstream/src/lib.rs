@@ -86,8 +86,8 @@
 //! - [`adapters`]: observers and validation around a framer or deframer.
 //! - [`framing`]: the header's layout and sizes, the default bound, and the framers under the
 //!   path FlatStream 0.2.x gave them; [`decode`]: the sans-I/O decoder.
-//! - [`checksum`]: the checksum trait and algorithms, and [`checksum::AnyChecksum`] to choose
-//!   one at run time.
+//! - [`checksum`]: the checksum trait and algorithms, [`checksum::AnyChecksum`] to choose
+//!   one at run time, and [`checksum::detect`] to tell a stream's from its leading frames.
 //! - `tokio` (feature `tokio`): the async reader and writer and the tokio-util codec.
 //! - `arrow` (feature `arrow`): frames as Arrow record batches through a `.bfbs` schema.
 //! - `sql` (feature `sql`): SQL over captures on DataFusion, byte-range partitions, and with
@@ -250,8 +250,9 @@ pub mod adapters {
 }
 
 /// The checksum trait and algorithms (`XxHash64` with feature `xxhash64`, `Crc32`, `Crc16`,
-/// `Crc32c` with one feature each), and [`AnyChecksum`](checksum::AnyChecksum) to choose one at run time. The path
-/// FlatStream 0.2.x gave them.
+/// `Crc32c` with one feature each), [`AnyChecksum`](checksum::AnyChecksum) to choose one at run time, and
+/// [`detect`](checksum::detect) to tell a stream's from its leading frames. The path FlatStream 0.2.x gave
+/// them.
 pub mod checksum {
     pub use flatstream_checksum::*;
 }

@@ -96,13 +96,19 @@ pub fn assert_ends_with(text: &str, suffix: &str) {
 /// it: its integers exact, its value the shortest decimal that reads back to the same bits.
 #[track_caller]
 pub fn assert_reading(m: &Value, i: u64) {
-    let r = Reading::nth(i);
-    assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{i}: {m}");
-    assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{i}: {m}");
+    assert_is(m, &Reading::nth(i));
+}
+
+/// Asserts that `m` is the telemetry reading `r` as `cat --schema` prints it (see
+/// [`assert_reading`]).
+#[track_caller]
+pub fn assert_is(m: &Value, r: &Reading) {
+    assert_eq!(m["device_id"].as_u64(), Some(r.device_id), "{m}");
+    assert_eq!(m["timestamp"].as_u64(), Some(r.timestamp), "{m}");
     assert_eq!(
         m["value"].as_f64().map(f64::to_bits),
         Some(r.value.to_bits()),
-        "{i}: {m}"
+        "{m}"
     );
 }
 
@@ -195,6 +201,31 @@ pub fn telemetry_at(n: u64, kind: ChecksumKind) -> (Vec<u8>, Vec<u64>) {
     let bytes = telemetry(n, kind);
     let at = offsets(&bytes, kind);
     (bytes, at)
+}
+
+/// 100 telemetry readings framed with CRC-32, written to `dir` twice: intact as `good.EXT`,
+/// and as `bad.EXT` with a bit of frame 9's payload flipped (a checksum mismatch there).
+pub struct GoodAndBad {
+    pub good: String,
+    pub bad: String,
+    /// The intact stream.
+    pub bytes: Vec<u8>,
+    /// Its frames' offsets.
+    pub at: Vec<u64>,
+}
+
+impl GoodAndBad {
+    pub fn new(dir: &Dir, ext: &str) -> Self {
+        let (bytes, at) = telemetry_at(100, ChecksumKind::Crc32);
+        let good = dir.file(&format!("good.{ext}"), &bytes);
+        let bad = dir.file(&format!("bad.{ext}"), &flipped(&bytes, at[9] + 12, 1));
+        GoodAndBad {
+            good,
+            bad,
+            bytes,
+            at,
+        }
+    }
 }
 
 /// A copy of `bytes` with the byte at `offset` xor-ed with `mask`.

@@ -9,7 +9,7 @@ use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use flatstream::checksum::{AnyChecksum, ChecksumKind};
 use flatstream::{ChecksumFramer, StreamWriter};
-use flatstream_datafusion::SessionContextExt;
+use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
 use flatstream_test_support::telemetry::Reading;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -72,7 +72,7 @@ pub(crate) async fn check_groups(ctx: &SessionContext, table: &str, expected: &G
         "SELECT device_id, count(*) AS n, avg(value) AS mean FROM {table} GROUP BY device_id \
          ORDER BY device_id"
     );
-    let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+    let batches = query(ctx, &sql).await;
     let mut got = BTreeMap::new();
     for b in &batches {
         let ids = b.column(0).as_primitive::<UInt64Type>();
@@ -111,4 +111,26 @@ pub(crate) fn flatstream_error(e: &DataFusionError) -> Option<&flatstream_datafu
         DataFusionError::External(inner) => inner.downcast_ref(),
         _ => None,
     }
+}
+
+/// The batches of the query `sql`.
+pub(crate) async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    ctx.sql(sql).await.unwrap().collect().await.unwrap()
+}
+
+/// The error of the query `sql`, which plans but fails while running.
+pub(crate) async fn query_err(ctx: &SessionContext, sql: &str) -> DataFusionError {
+    ctx.sql(sql).await.unwrap().collect().await.unwrap_err()
+}
+
+/// Registers the telemetry files at `path` (a file, a directory or a glob) as table `name`,
+/// the checksum detected.
+pub(crate) async fn register_telemetry(ctx: &SessionContext, name: &str, path: &str) {
+    ctx.register_flatstream(
+        name,
+        path,
+        FlatstreamOptions::with_schema(telemetry_schema()),
+    )
+    .await
+    .unwrap();
 }
