@@ -8,86 +8,13 @@
 //! failed export leaves no OUT behind, and an old OUT is replaced only by a whole new one.
 
 use crate::failure::{Failure, Status};
-use crate::options::{FramingArgs, TableArgs};
-use clap::{Args, ValueEnum};
-
-/// What `export` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ExportFormat {
-    /// Parquet, zstd-compressed (a binary file: -o OUT).
-    Parquet,
-    /// An Arrow IPC file, uncompressed (a binary file: -o OUT).
-    #[value(alias = "ipc")]
-    Arrow,
-    /// CSV with a header line; nested columns cannot be written (pick columns with --columns).
-    Csv,
-    /// One JSON object per row and per line.
-    #[value(alias = "json")]
-    Jsonl,
-}
+use crate::options::{ExportArgs, ExportFormat};
 
 #[cfg(feature = "sql")]
 impl ExportFormat {
     fn is_binary(self) -> bool {
         matches!(self, ExportFormat::Parquet | ExportFormat::Arrow)
     }
-}
-
-pub(crate) const EXPORT_HELP: &str = "\
-Reads the frames of each FILE in turn (- for standard input), verifies each message against
-the schema, converts it to a row (columns as flatstream-arrow names them: one per field of the
-message table, nested tables and structs as struct columns, vectors as lists, enums by name,
-unions as a struct of their type and members) and writes the rows of all FILEs, in order, to
-OUT as one table:
-
-  parquet  Parquet, zstd-compressed, the Arrow schema kept in its metadata
-  arrow    an Arrow IPC file (Feather v2)
-  csv      CSV with a header line (top-level columns of scalars, strings and bytes only)
-  jsonl    one JSON object per row and per line
-
-  flatstream export demo.fstream -s telemetry.bfbs --to parquet -o demo.parquet
-  flatstream export demo.fstream -s telemetry.bfbs --to csv --columns device_id,value
-
-OUT is written under a temporary name in its directory and renamed when the export is
-complete: a failed export leaves no OUT (and an old OUT as it was). parquet and arrow need -o
-OUT (- writes to stdout, which must not be a terminal); csv and jsonl write to stdout by
-default, where the rows before a failure stay printed.
-
-Without --checksum, each FILE's framing is detected from its leading frames. A frame that does
-not verify (checksum, bound, torn tail) or a message the schema rejects stops the export with
-one line naming the file, the frame's index and its byte offset; --skip-invalid skips messages
-the schema rejects (not damaged frames: run flatstream salvage first) and counts them on stderr.
-
-Exit status:
-  0  every frame was exported
-  1  a frame does not verify or is not a message of the schema: nothing is written to an OUT
-     file (stdout holds the rows before it)
-  2  the command could not do its job (missing file, unreadable schema, unknown root type or
-     column, nested columns for csv, a framing that cannot be told, a failed write)";
-
-#[derive(Debug, Args)]
-pub(crate) struct ExportArgs {
-    /// The streams to export, one after the other into one table (- for standard input).
-    #[arg(value_name = "FILE", required = true)]
-    pub(crate) files: Vec<String>,
-    /// The format to write: parquet, arrow, csv or jsonl.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub(crate) to: ExportFormat,
-    /// Where to write (- for stdout): required for parquet and arrow; csv and jsonl write to
-    /// stdout by default.
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) output: Option<String>,
-    #[command(flatten)]
-    pub(crate) table: TableArgs,
-    /// Only these columns, in this order: top-level field names, comma-separated
-    /// (`_offset` is each frame's byte offset in its stream).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
-    pub(crate) columns: Vec<String>,
-    /// Add the column `_offset`, each frame's byte offset in its stream, last.
-    #[arg(long)]
-    pub(crate) offset_column: bool,
-    #[command(flatten)]
-    pub(crate) framing: FramingArgs,
 }
 
 /// Runs `flatstream export`.

@@ -2,51 +2,7 @@
 //! names files and globs as tables; each is read through the binary schema given.
 
 use crate::failure::{Failure, Status};
-use crate::options::{FramingArgs, TableArgs};
-use clap::{Args, ValueEnum};
-
-/// How `query` prints its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum QueryFormat {
-    /// A table with a header, for people.
-    Table,
-    /// CSV with a header line.
-    Csv,
-    /// One JSON object per row and per line (JSON lines).
-    Json,
-}
-
-pub(crate) const QUERY_HELP: &str = "\
-Runs one SQL statement (DataFusion's dialect) and prints its rows. A table is a quoted path: a
-file, a directory (every file in it) or a glob, each file a stream of frames read through
---schema, one column per field of the message table (as export names them):
-
-  flatstream query -s telemetry.bfbs \"SELECT device_id, count(*), avg(value) FROM 'logs/*.fstream' GROUP BY device_id ORDER BY device_id\"
-  flatstream query -s telemetry.bfbs --format json \"SELECT * FROM 'demo.fstream' WHERE value > 90 LIMIT 5\"
-
-Without --checksum, each file's framing is detected from its leading frames. Every message is
-verified against the schema before it is read; a frame that does not verify or a message the
-schema rejects stops the query, and its error names the file and the frame's byte offset.
-
-Exit status:
-  0  the query ran and its rows were printed
-  1  a frame does not verify or is not a message of the schema
-  2  the command could not do its job: SQL that does not parse or plan (an unknown column, a
-     missing file), an unreadable schema, unknown root type, a framing that cannot be told";
-
-#[derive(Debug, Args)]
-pub(crate) struct QueryArgs {
-    /// The SQL statement; its tables are quoted paths or globs of streams.
-    #[arg(value_name = "SQL")]
-    pub(crate) sql: String,
-    #[command(flatten)]
-    pub(crate) table: TableArgs,
-    #[command(flatten)]
-    pub(crate) framing: FramingArgs,
-    /// How to print the rows: table, csv or json (one object per line).
-    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
-    pub(crate) format: QueryFormat,
-}
+use crate::options::{QueryArgs, QueryFormat};
 
 /// Runs `flatstream query`.
 #[cfg(feature = "sql")]
