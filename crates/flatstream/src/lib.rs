@@ -147,7 +147,7 @@
 //!     },
 //!     |a, b| a + b,
 //! )?;
-//! assert_eq!(sum, (0..10_000u64).sum());
+//! assert_eq!(sum, (0..10_000u64).sum::<u64>());
 //! # drop(file);
 //! # std::fs::remove_dir_all(dir)?;
 //! # Ok(())

@@ -99,7 +99,7 @@ const SPLITS_PER_THREAD: usize = 8;
 ///     total.fetch_add(u64::from(n), Ordering::Relaxed);
 ///     Ok(())
 /// })?;
-/// assert_eq!(total.into_inner(), (0..10_000u64).sum());
+/// assert_eq!(total.into_inner(), (0..10_000u64).sum::<u64>());
 ///
 /// // The same work in parallel, its results in stream order.
 /// let mut expected = 0;
@@ -353,7 +353,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     ///         },
     ///         |a, b| (a.0 + b.0, a.1 + b.1),
     ///     )?;
-    /// assert_eq!((count, sum), (10_000, (0..10_000u64).sum()));
+    /// assert_eq!((count, sum), (10_000, (0..10_000u64).sum::<u64>()));
     /// # Ok::<(), flatstream::Error>(())
     /// ```
     ///
