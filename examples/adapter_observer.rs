@@ -2,7 +2,7 @@
 //! (after the checksum), with no copy and no allocation.
 //!
 //! ```text
-//! cargo run --example adapter_observer
+//! cargo run -p flatstream --example adapter_observer
 //! ```
 
 use flatbuffers::FlatBufferBuilder;

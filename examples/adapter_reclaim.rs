@@ -2,7 +2,7 @@
 //! buffer shrink back to their baseline, while every message stays intact.
 //!
 //! ```text
-//! cargo run --example adapter_reclaim
+//! cargo run -p flatstream --example adapter_reclaim
 //! ```
 
 use flatbuffers::FlatBufferBuilder;

@@ -2,7 +2,7 @@
 //! `process_typed` and with the `typed_messages` lending iterator.
 //!
 //! ```text
-//! cargo run --example adapter_typed
+//! cargo run -p flatstream --example adapter_typed
 //! ```
 
 use flatbuffers::{FlatBufferBuilder, VerifierOptions};

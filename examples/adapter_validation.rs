@@ -3,7 +3,7 @@
 //! fails and saying which validator rejected which frame.
 //!
 //! ```text
-//! cargo run --example adapter_validation
+//! cargo run -p flatstream --example adapter_validation
 //! ```
 
 use flatbuffers::FlatBufferBuilder;

@@ -3,7 +3,7 @@
 //! alone. Both are built from one `FrameConfig`, so they agree.
 //!
 //! ```text
-//! cargo run --example bounds
+//! cargo run -p flatstream --example bounds
 //! ```
 
 use flatbuffers::FlatBufferBuilder;

@@ -5,7 +5,7 @@
 //! against what each client sent, and shuts down.
 //!
 //! ```text
-//! cargo run --release --example tcp_telemetry --features tokio,xxhash64 [-- CLIENTS [MESSAGES]]
+//! cargo run --release -p flatstream --example tcp_telemetry --features tokio,xxhash64 [-- CLIENTS [MESSAGES]]
 //! ```
 //!
 //! Defaults: 4 clients of 100 000 readings each. The whole run is bounded (60 s). `cargo test`

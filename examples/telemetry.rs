@@ -2,8 +2,8 @@
 //! FlatBuffers verification, checks every field, and reports what happened.
 //!
 //! ```text
-//! cargo run --release --example telemetry [-- [--checksum KIND] [MESSAGES [PATH]]]
-//! cargo run --release --example telemetry -- --help
+//! cargo run --release -p flatstream --example telemetry [-- [--checksum KIND] [MESSAGES [PATH]]]
+//! cargo run --release -p flatstream --example telemetry -- --help
 //! ```
 //!
 //! `--checksum` picks the frame checksum at run time (`none`, `xxhash64`, `crc32`, `crc16`,
