@@ -1,6 +1,6 @@
 //! [`Plan`], [`Converter`] and [`Batches`]: frames in, record batches out.
 
-use crate::column::TableCol;
+use crate::column::{Slot, TableCol};
 use crate::compile::{self, Compiler};
 use crate::error::{Error, Result};
 use crate::options::Options;
@@ -199,8 +199,24 @@ impl Plan {
             .iter()
             .any(|o| matches!(o, Out::Offset))
             .then(PrimitiveBuilder::new);
+        let reads_every_field = (0..self.inner.fields).all(|c| self.projection.contains(&c));
+        let fast = self.inner.fast.as_ref().map(|whole| {
+            if self.inner.options.verify_unread || reads_every_field {
+                return whole.clone();
+            }
+            let read: Vec<u16> = slots
+                .iter()
+                .flat_map(|slot| match *slot {
+                    Slot::Field(slot) => [Some(slot), None],
+                    Slot::Union { tag, value } => [Some(tag), Some(value)],
+                })
+                .flatten()
+                .collect();
+            whole.reading(&read)
+        });
         Converter {
             plan: self.clone(),
+            fast,
             root: TableCol::new(Fields::empty(), slots, children, false),
             order,
             offsets,
@@ -241,6 +257,9 @@ enum Out {
 #[derive(Debug)]
 pub struct Converter {
     plan: Plan,
+    /// The compiled verification of the fields this converter reads (all of them with
+    /// [`Options::verify_unread`]); `None` if the schema has none.
+    fast: Option<VerifyPlan>,
     root: TableCol,
     order: Vec<Out>,
     offsets: Option<PrimitiveBuilder<UInt64Type>>,
@@ -295,9 +314,14 @@ impl Converter {
 
     /// Verification: the compiled plan decides, and a payload it rejects goes to the
     /// reflection verifier, which says why (and whose verdict stands, should they differ).
+    ///
+    /// The compiled plan checks only the fields this converter reads (unless
+    /// [`Options::verify_unread`]): a payload whose faults are all in other fields passes. A
+    /// payload it rejects is at fault in a field it reads, and the reflection verifier, which
+    /// checks the whole payload, rejects it too (its reason may name an earlier fault).
     fn verify(&mut self, payload: &[u8]) -> std::result::Result<(), String> {
         let inner = &*self.plan.inner;
-        let fast = inner.fast.as_ref();
+        let fast = self.fast.as_ref();
         if fast.is_some_and(|fast| fast.accepts(payload, &mut self.seen)) {
             return Ok(());
         }

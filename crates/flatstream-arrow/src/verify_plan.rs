@@ -9,6 +9,12 @@
 //! tables, apparent size), skipping a table it verified already as the reflection verifier
 //! does.
 //!
+//! A conversion that reads some of the root table's fields verifies only those:
+//! [`VerifyPlan::reading`] keeps the root's checks of the fields it reads (each whole, with
+//! everything under it) and drops the others. What is never read cannot mislead the reader,
+//! and that is what a projection saves; [`Options::verify_unread`](crate::Options) turns it
+//! off.
+//!
 //! It gives a verdict only. A frame it rejects is verified again by [`FrameVerifier`], which
 //! says why, and whose verdict stands: the two are meant to agree on every payload (the tests
 //! compare them on corrupted frames, and a debug build asserts it), and where they would not,
@@ -109,7 +115,7 @@ enum Member {
     Refused,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct Object {
     /// A table's fields, in the schema's order (the verifier's).
     fields: Vec<FieldCheck>,
@@ -119,7 +125,7 @@ struct Object {
 }
 
 /// The checks of every object of a schema, rooted at one table.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct VerifyPlan {
     root: usize,
     objects: Vec<Object>,
@@ -237,6 +243,26 @@ impl VerifyPlan {
             remember,
             options: VerifierOptions::default(),
         })
+    }
+
+    /// This plan checking, of the root table, only the fields in the vtable slots `slots` (the
+    /// fields a conversion reads); everything under those fields is checked as before. The
+    /// root's layout (its offset, its vtable) is checked whatever `slots` holds.
+    ///
+    /// Its verdict is weaker, never stronger: a payload it rejects, the whole plan rejects too
+    /// (it makes a subset of the same checks, in the same order, so it meets the same limits
+    /// later if at all), except in one corner that the caller's fallback settles: a table
+    /// reached both from a dropped field and from a kept one is checked at the depth of the
+    /// kept one, which may be deeper.
+    pub(crate) fn reading(&self, slots: &[u16]) -> VerifyPlan {
+        let mut plan = self.clone();
+        let mut root = self.objects[self.root].clone();
+        root.fields.retain(|field| slots.contains(&field.slot));
+        // A table of the root's type met below the root is checked whole: the reduced root is
+        // an object of its own.
+        plan.root = plan.objects.len();
+        plan.objects.push(root);
+        plan
     }
 
     /// Whether `payload` is a valid FlatBuffer of the root table. `seen` is scratch space

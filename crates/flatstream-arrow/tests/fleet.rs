@@ -547,6 +547,85 @@ fn verification_agrees_with_flatbuffers_reflection_on_every_one_byte_corruption(
     );
 }
 
+/// One-byte corruptions of every robot: for each payload, whether the converter of `plan`
+/// accepts it and whether the reflection verifier does.
+fn verdicts(plan: &Plan) -> Vec<(bool, bool)> {
+    let mut out = Vec::new();
+    for payload in robots() {
+        for at in 0..payload.len() {
+            for change in [|b: u8| b ^ 0xFF, |_| 0, |b: u8| b.wrapping_add(1), |_| 0x7F] {
+                let mut bad = payload.clone();
+                bad[at] = change(bad[at]);
+                out.push((converter_accepts(plan, &bad), reflection_accepts(&bad)));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_projection_verifies_the_fields_it_reads_and_verify_unread_every_field() {
+    for column in ["id", "name", "tags", "device", "parent"] {
+        let reading = skipping_plan().with_projection_names(&[column]).unwrap();
+        let seen = verdicts(&reading);
+        // Whatever the whole payload passes, a projection passes; what a projection rejects,
+        // the whole payload fails (`converter_accepts` also reads every accepted payload).
+        for &(projected, whole) in &seen {
+            assert!(projected || !whole, "`{column}` rejected a valid payload");
+        }
+        // And faults in the fields it does not read do not reject a frame.
+        let passed_unread_faults = seen.iter().filter(|(p, w)| *p && !*w).count();
+        assert!(passed_unread_faults > 0, "`{column}`");
+
+        let mut options = Options::new();
+        options.skip_invalid(true).verify_unread(true);
+        let whole = Plan::new(&schema("fleet.bfbs"), &options)
+            .unwrap()
+            .with_projection_names(&[column])
+            .unwrap();
+        for (projected, whole) in verdicts(&whole) {
+            assert_eq!(projected, whole, "`{column}` with verify_unread");
+        }
+    }
+}
+
+#[test]
+fn a_fault_outside_the_projection_passes_and_the_read_column_is_intact() {
+    // Robot 0 with the length of its first tag ("a") made 1000: past the payload's end.
+    let payload = robots().swap_remove(0);
+    let mut bad = payload.clone();
+    let tag = payload
+        .windows(5)
+        .position(|w| w == [1, 0, 0, 0, b'a'])
+        .expect("the tag \"a\" with its length");
+    bad[tag..tag + 4].copy_from_slice(&1000u32.to_le_bytes());
+    assert!(!reflection_accepts(&bad));
+    let bytes = stream(&[bad]);
+
+    let ids = Plan::new(&schema("fleet.bfbs"), &Options::new())
+        .unwrap()
+        .with_projection_names(&["id", "name"])
+        .unwrap();
+    let batch = ids.convert(frames(&bytes)).next().unwrap().unwrap();
+    assert_eq!(batch.column(1).as_string::<i32>().value(0), "robot-0");
+
+    let tags = ids.with_projection_names(&["tags"]).unwrap();
+    assert!(matches!(
+        tags.convert(frames(&bytes)).next(),
+        Some(Err(Error::InvalidFrame { offset: 0, .. }))
+    ));
+    let mut options = Options::new();
+    options.verify_unread(true);
+    let strict = Plan::new(&schema("fleet.bfbs"), &options)
+        .unwrap()
+        .with_projection_names(&["id"])
+        .unwrap();
+    assert!(matches!(
+        strict.convert(frames(&bytes)).next(),
+        Some(Err(Error::InvalidFrame { offset: 0, .. }))
+    ));
+}
+
 proptest::proptest! {
     #[test]
     fn verification_agrees_with_flatbuffers_reflection_on_random_corruptions(

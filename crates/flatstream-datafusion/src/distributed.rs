@@ -74,7 +74,7 @@ use crate::{FlatstreamSource, ScanSpec};
 /// It carries the file groups with their byte ranges, the projection, the limit, the batch
 /// size and the statistics (datafusion-proto's `FileScanExecConf`), and the scan's
 /// [`ScanSpec`]: the binary schema's bytes, the root type, the checksum, the enum setting,
-/// the `_offset` column, `skip_invalid` and the frame bound. A [`FlatstreamSource`] pushes
+/// the `_offset` column, `skip_invalid`, `verify_unread` and the frame bound. A [`FlatstreamSource`] pushes
 /// no filter down, so there is none to carry. Any other plan node is left to the next codec.
 ///
 /// Both ends must run the same version of this crate: the spec's layout is its own.
@@ -265,6 +265,7 @@ mod tests {
             .root_type("telemetry.Telemetry")
             .checksum(flatstream_checksum::ChecksumKind::Crc32c);
         options.skip_invalid = true;
+        options.verify_unread = true;
         options.offset_column = true;
         options.enums = "integers".to_owned();
         options.max_frame_len = 4096;

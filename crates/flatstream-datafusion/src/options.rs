@@ -41,6 +41,11 @@ extensions_options! {
         /// them in the scan's `skipped_frames` metric) instead of failing the query. Framing
         /// damage (a checksum mismatch, a torn frame) is an error either way.
         pub skip_invalid: bool, default = false
+        /// Verifies the fields a query does not read too. By default a scan verifies each
+        /// frame's root table and the fields it reads, each whole: a fault in a column the
+        /// query never reads cannot reach its answer. On: every frame is verified whole, so
+        /// that the frames `skip_invalid` skips do not depend on the columns selected.
+        pub verify_unread: bool, default = false
         /// The largest payload accepted, in bytes: a frame declaring more is a framing error.
         /// Default: 2 GiB, flatstream's default bound.
         pub max_frame_len: usize, default = DEFAULT_MAX_FRAME_LEN
@@ -134,6 +139,7 @@ impl FlatstreamOptions {
                 enums,
                 offset_column: self.offset_column,
                 skip_invalid: self.skip_invalid,
+                verify_unread: self.verify_unread,
                 max_frame_len: self.max_frame_len,
             },
         )
@@ -166,6 +172,8 @@ pub struct SpecOptions {
     pub offset_column: bool,
     /// Whether invalid payloads are skipped and counted rather than an error.
     pub skip_invalid: bool,
+    /// Whether the fields a scan does not read are verified too.
+    pub verify_unread: bool,
     /// The largest payload accepted.
     pub max_frame_len: usize,
 }
@@ -178,6 +186,7 @@ impl Default for SpecOptions {
             enums: Enums::Names,
             offset_column: false,
             skip_invalid: false,
+            verify_unread: false,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
         }
     }
@@ -222,7 +231,8 @@ impl ScanSpec {
         arrow
             .enums(options.enums)
             .offset_column(options.offset_column)
-            .skip_invalid(options.skip_invalid);
+            .skip_invalid(options.skip_invalid)
+            .verify_unread(options.verify_unread);
         let plan = Plan::new(&binary, &arrow).map_err(Error::Schema)?;
         Ok(ScanSpec {
             schema,
@@ -264,7 +274,11 @@ impl ScanSpec {
             Enums::Integers => 1,
             _ => 0,
         });
-        out.push(u8::from(o.offset_column) | u8::from(o.skip_invalid) << 1);
+        out.push(
+            u8::from(o.offset_column)
+                | u8::from(o.skip_invalid) << 1
+                | u8::from(o.verify_unread) << 2,
+        );
         out.extend_from_slice(&(o.max_frame_len as u64).to_le_bytes());
         let root = o.root_type.as_deref().unwrap_or("");
         out.push(u8::from(o.root_type.is_some()));
@@ -318,6 +332,7 @@ impl ScanSpec {
                 enums,
                 offset_column: flags & 1 != 0,
                 skip_invalid: flags & 2 != 0,
+                verify_unread: flags & 4 != 0,
                 max_frame_len,
             },
         )
