@@ -137,8 +137,9 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
          payload verified with `flatbuffers-reflection` and printed as the line `flatstream cat \
          --schema` prints, the lines decoded by arrow-json into the same batches. \
          **Projection** (`arrow_projection`): 10 000 frames of a 10-field table \
-         (`benches/schemas/wide.fbs`) converted with `value` alone and with all ten columns; \
-         every frame is verified whole either way. \
+         (`benches/schemas/wide.fbs`) converted with `value` alone and with all ten columns, \
+         with flatstream-arrow's default verification: each frame's root table and the fields \
+         the projection reads (`Options::verify_unread` verifies the others too). \
          **SQL** (`sql`): `SELECT device_id, count(*), avg(value) FROM t GROUP BY device_id` in \
          DataFusion with `target_partitions` 1 and 2, over the same rows (1 000 devices) as \
          XXH3-framed flatstream read by flatstream-datafusion with the default bound on a \

@@ -87,6 +87,12 @@
 //! [`Error::InvalidFrame`] naming its offset, or, with [`Options::skip_invalid`], skipped and
 //! counted ([`Converter::skipped`]).
 //!
+//! A projection verifies what it reads: each frame's root table (its offset and vtable) and,
+//! of its fields, those the projection reads, each whole. A fault in a field it never reads
+//! cannot reach a column, and costs nothing to skip; [`Options::verify_unread`] verifies every
+//! field of every frame whatever the projection, so that the frames skipped do not depend on
+//! the columns read.
+//!
 //! # For a query engine
 //!
 //! A scan of a byte range compiles nothing: it clones the [`Plan`] (projected with
