@@ -281,10 +281,12 @@ impl Scan {
             return None;
         }
         let size = self.converter.plan().batch_size();
+        // Counted here and added to the metric (an atomic) once per batch.
+        let mut frames = 0;
         while self.converter.len() < size {
             let failed = match self.reader.next().await {
                 Ok(Some(frame)) => {
-                    self.metrics.frames.add(1);
+                    frames += 1;
                     let payload = &self.reader.bytes()[frame.payload.clone()];
                     match self.converter.append(frame.offset, payload) {
                         Ok(_) => continue,
@@ -307,6 +309,7 @@ impl Scan {
             self.pending = Some(failed);
             break;
         }
+        self.metrics.frames.add(frames);
         // Every byte read for this range: detection, resynchronization, frames.
         let read = self.reader.source().read.load(Ordering::Relaxed);
         self.metrics
