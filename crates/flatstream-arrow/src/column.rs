@@ -9,6 +9,7 @@
 //! - structs and fixed arrays: the position of the struct, inline.
 
 use crate::read::{self, Le, ReadResult};
+use crate::scalar::IntWidth;
 use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, StringBuilder};
 use arrow_array::types::{
     Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
@@ -70,35 +71,6 @@ pub(crate) struct EnumCol {
     pub(crate) keys: PrimitiveBuilder<Int32Type>,
     pub(crate) unnamed: HashMap<i128, i32>,
     pub(crate) unnamed_text: Vec<String>,
-}
-
-/// The storage of an integer (an enum's underlying type).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum IntWidth {
-    I8,
-    U8,
-    I16,
-    U16,
-    I32,
-    U32,
-    I64,
-    U64,
-}
-
-impl IntWidth {
-    #[inline]
-    fn read(self, buf: &[u8], at: usize) -> ReadResult<i128> {
-        Ok(match self {
-            IntWidth::I8 => i8::read(buf, at)?.into(),
-            IntWidth::U8 => u8::read(buf, at)?.into(),
-            IntWidth::I16 => i16::read(buf, at)?.into(),
-            IntWidth::U16 => u16::read(buf, at)?.into(),
-            IntWidth::I32 => i32::read(buf, at)?.into(),
-            IntWidth::U32 => u32::read(buf, at)?.into(),
-            IntWidth::I64 => i64::read(buf, at)?.into(),
-            IntWidth::U64 => u64::read(buf, at)?.into(),
-        })
-    }
 }
 
 impl EnumCol {

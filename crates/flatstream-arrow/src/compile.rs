@@ -1,11 +1,11 @@
 //! From a reflection schema to the columns that read it.
 
 use crate::column::{
-    Col, EnumCol, EnumNames, FixedListCol, IntWidth, ListCol, Prim, Slot, StructCol, TableCol,
-    UnionCol,
+    Col, EnumCol, EnumNames, FixedListCol, ListCol, Prim, Slot, StructCol, TableCol, UnionCol,
 };
 use crate::error::{Error, Result};
 use crate::options::Enums;
+use crate::scalar::IntWidth;
 use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, StringBuilder};
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{Field as ArrowField, Fields};
@@ -362,7 +362,7 @@ impl<'s> Compiler<'s> {
     /// absent field, `None` for null.
     fn scalar(&mut self, base: BaseType, index: i32, default: Option<Default>) -> Col {
         if let (Enums::Names, Ok(e)) = (self.enums, usize::try_from(index)) {
-            if let Some(width) = width(base) {
+            if let Some(width) = IntWidth::of(base) {
                 let default = default.map(|d| i128::from(d.integer));
                 return self.enumeration(e, width, default);
             }
@@ -435,20 +435,6 @@ impl Default {
 struct TypeDesc {
     base: BaseType,
     index: i32,
-}
-
-fn width(base: BaseType) -> Option<IntWidth> {
-    Some(match base {
-        BaseType::Byte => IntWidth::I8,
-        BaseType::UByte | BaseType::UType => IntWidth::U8,
-        BaseType::Short => IntWidth::I16,
-        BaseType::UShort => IntWidth::U16,
-        BaseType::Int => IntWidth::I32,
-        BaseType::UInt => IntWidth::U32,
-        BaseType::Long => IntWidth::I64,
-        BaseType::ULong => IntWidth::U64,
-        _ => return None,
-    })
 }
 
 fn object_index(index: i32, path: &str) -> Result<usize> {

@@ -109,6 +109,7 @@ mod error;
 mod options;
 mod plan;
 mod read;
+mod scalar;
 mod schema;
 mod verified;
 mod verify;

@@ -24,9 +24,10 @@
 //!
 //! [`FrameVerifier`]: crate::verify::FrameVerifier
 
+use crate::scalar::{IntWidth, Scalar};
 use flatbuffers::{
-    ForwardsUOffset, InvalidFlatbuffer, TableVerifier, UOffsetT, Vector, Verifiable, Verifier,
-    VerifierOptions,
+    ForwardsUOffset, InvalidFlatbuffer, SimpleToVerifyInSlice, TableVerifier, UOffsetT, Vector,
+    Verifiable, Verifier, VerifierOptions,
 };
 use flatbuffers_reflection::reflection::{self, BaseType, Type};
 
@@ -42,42 +43,6 @@ impl From<InvalidFlatbuffer> for Rejected {
 }
 
 type Verdict<T = ()> = Result<T, Rejected>;
-
-/// The scalar types a table field or vector element can have, as the verifier checks them
-/// (size and alignment).
-#[derive(Debug, Clone, Copy)]
-enum Scalar {
-    U8,
-    Bool,
-    I8,
-    I16,
-    U16,
-    I32,
-    U32,
-    I64,
-    U64,
-    F32,
-    F64,
-}
-
-impl Scalar {
-    fn of(base: BaseType) -> Option<Scalar> {
-        Some(match base {
-            BaseType::UType | BaseType::UByte => Scalar::U8,
-            BaseType::Bool => Scalar::Bool,
-            BaseType::Byte => Scalar::I8,
-            BaseType::Short => Scalar::I16,
-            BaseType::UShort => Scalar::U16,
-            BaseType::Int => Scalar::I32,
-            BaseType::UInt => Scalar::U32,
-            BaseType::Long => Scalar::I64,
-            BaseType::ULong => Scalar::U64,
-            BaseType::Float => Scalar::F32,
-            BaseType::Double => Scalar::F64,
-            _ => return None,
-        })
-    }
-}
 
 /// What one field of a table needs checked.
 #[derive(Debug, Clone, Copy)]
@@ -146,20 +111,14 @@ impl VerifyPlan {
         if schema.objects().get(root).name() != root_name {
             return None;
         }
-        let count = schema.objects().len();
-        let object_index = |ty: Type<'_>| -> Option<usize> {
-            usize::try_from(ty.index()).ok().filter(|&i| i < count)
-        };
-        let mut objects = Vec::with_capacity(count);
-        let mut remember = false;
+        let mut objects = Vec::with_capacity(schema.objects().len());
         for object in schema.objects() {
             let mut compiled = Object::default();
             if object.is_struct() {
                 compiled.size = usize::try_from(object.bytesize()).ok().filter(|&s| s > 0)?;
                 for field in object.fields() {
                     if field.type_().base_type() == BaseType::Obj {
-                        let child = object_index(field.type_())?;
-                        if schema.objects().get(child).is_struct() {
+                        if let Some(child) = object_of(schema, field.type_(), Some, |_| None)? {
                             compiled.nested.push((usize::from(field.offset()), child));
                         }
                     }
@@ -174,29 +133,14 @@ impl VerifyPlan {
                     BaseType::Vector => match ty.element() {
                         BaseType::String => Check::StringVector,
                         BaseType::Obj => {
-                            let child = object_index(ty)?;
-                            if schema.objects().get(child).is_struct() {
-                                Check::StructVector(child)
-                            } else {
-                                remember = true;
-                                Check::TableVector(child)
-                            }
+                            object_of(schema, ty, Check::StructVector, Check::TableVector)?
                         }
                         element => {
                             Scalar::of(element).map_or(Check::Unsupported, Check::ScalarVector)
                         }
                     },
-                    BaseType::Obj => {
-                        let child = object_index(ty)?;
-                        if schema.objects().get(child).is_struct() {
-                            Check::Struct(child)
-                        } else {
-                            remember = true;
-                            Check::Table(child)
-                        }
-                    }
+                    BaseType::Obj => object_of(schema, ty, Check::Struct, Check::Table)?,
                     BaseType::Union => {
-                        remember = true;
                         // The type field sits in the slot before the value's.
                         field.offset().checked_sub(2)?;
                         Check::Union(usize::try_from(ty.index()).ok()?)
@@ -214,6 +158,13 @@ impl VerifyPlan {
         if has_struct_cycle(&objects) {
             return None;
         }
+        // Tables other than the root are met through tables, vectors of tables and unions.
+        let remember = objects.iter().flat_map(|o| &o.fields).any(|f| {
+            matches!(
+                f.check,
+                Check::Table(_) | Check::TableVector(_) | Check::Union(_)
+            )
+        });
         let mut unions = Vec::with_capacity(schema.enums().len());
         for e in schema.enums() {
             let mut members = Vec::new();
@@ -222,12 +173,7 @@ impl VerifyPlan {
                     let member = match value.union_type() {
                         Some(ty) if ty.base_type() == BaseType::String => Member::String,
                         Some(ty) if ty.base_type() == BaseType::Obj => {
-                            let child = object_index(ty)?;
-                            if schema.objects().get(child).is_struct() {
-                                Member::Struct(child)
-                            } else {
-                                Member::Table(child)
-                            }
+                            object_of(schema, ty, Member::Struct, Member::Table)?
                         }
                         _ => Member::Refused,
                     };
@@ -326,9 +272,9 @@ impl Walk<'_, '_> {
             check,
         } = *field;
         match check {
-            Check::Scalar(s) => scalar(table, slot, required, s),
+            Check::Scalar(s) => scalar::<false>(table, slot, required, s),
             Check::String => Ok(table.visit_field::<ForwardsUOffset<&str>>("", slot, required)?),
-            Check::ScalarVector(s) => scalar_vector(table, slot, required, s),
+            Check::ScalarVector(s) => scalar::<true>(table, slot, required, s),
             Check::StringVector => Ok(table
                 .visit_field::<ForwardsUOffset<Vector<'_, ForwardsUOffset<&str>>>>(
                     "", slot, required,
@@ -414,47 +360,58 @@ impl Walk<'_, '_> {
     }
 }
 
-fn scalar<'a, 'o, 'b>(
+/// The object of `schema` that `ty` names (an `Obj`, or a vector's element): `structure` of
+/// its index if it is a struct, `table` of it if a table; `None` if `ty` names no object.
+fn object_of<T>(
+    schema: &reflection::Schema<'_>,
+    ty: Type<'_>,
+    structure: fn(usize) -> T,
+    table: fn(usize) -> T,
+) -> Option<T> {
+    let index = usize::try_from(ty.index())
+        .ok()
+        .filter(|&i| i < schema.objects().len())?;
+    Some(if schema.objects().get(index).is_struct() {
+        structure(index)
+    } else {
+        table(index)
+    })
+}
+
+/// Visits the field in `slot` as a scalar of type `s`, or with `VECTOR` as a vector of them.
+fn scalar<'a, 'o, 'b, const VECTOR: bool>(
     t: TableVerifier<'a, 'o, 'b>,
     slot: u16,
     required: bool,
     s: Scalar,
 ) -> Verdict<TableVerifier<'a, 'o, 'b>> {
     Ok(match s {
-        Scalar::U8 => t.visit_field::<u8>("", slot, required),
-        Scalar::Bool => t.visit_field::<bool>("", slot, required),
-        Scalar::I8 => t.visit_field::<i8>("", slot, required),
-        Scalar::I16 => t.visit_field::<i16>("", slot, required),
-        Scalar::U16 => t.visit_field::<u16>("", slot, required),
-        Scalar::I32 => t.visit_field::<i32>("", slot, required),
-        Scalar::U32 => t.visit_field::<u32>("", slot, required),
-        Scalar::I64 => t.visit_field::<i64>("", slot, required),
-        Scalar::U64 => t.visit_field::<u64>("", slot, required),
-        Scalar::F32 => t.visit_field::<f32>("", slot, required),
-        Scalar::F64 => t.visit_field::<f64>("", slot, required),
+        Scalar::Bool => visit::<bool, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::I8) => visit::<i8, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::U8) => visit::<u8, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::I16) => visit::<i16, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::U16) => visit::<u16, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::I32) => visit::<i32, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::U32) => visit::<u32, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::I64) => visit::<i64, VECTOR>(t, slot, required),
+        Scalar::Int(IntWidth::U64) => visit::<u64, VECTOR>(t, slot, required),
+        Scalar::F32 => visit::<f32, VECTOR>(t, slot, required),
+        Scalar::F64 => visit::<f64, VECTOR>(t, slot, required),
     }?)
 }
 
-fn scalar_vector<'a, 'o, 'b>(
+/// Visits the field in `slot` as a `T`, or with `VECTOR` as a vector of `T`.
+#[inline]
+fn visit<'a, 'o, 'b, T: Verifiable + SimpleToVerifyInSlice, const VECTOR: bool>(
     t: TableVerifier<'a, 'o, 'b>,
     slot: u16,
     required: bool,
-    s: Scalar,
-) -> Verdict<TableVerifier<'a, 'o, 'b>> {
-    type V<'x, T> = ForwardsUOffset<Vector<'x, T>>;
-    Ok(match s {
-        Scalar::U8 => t.visit_field::<V<'_, u8>>("", slot, required),
-        Scalar::Bool => t.visit_field::<V<'_, bool>>("", slot, required),
-        Scalar::I8 => t.visit_field::<V<'_, i8>>("", slot, required),
-        Scalar::I16 => t.visit_field::<V<'_, i16>>("", slot, required),
-        Scalar::U16 => t.visit_field::<V<'_, u16>>("", slot, required),
-        Scalar::I32 => t.visit_field::<V<'_, i32>>("", slot, required),
-        Scalar::U32 => t.visit_field::<V<'_, u32>>("", slot, required),
-        Scalar::I64 => t.visit_field::<V<'_, i64>>("", slot, required),
-        Scalar::U64 => t.visit_field::<V<'_, u64>>("", slot, required),
-        Scalar::F32 => t.visit_field::<V<'_, f32>>("", slot, required),
-        Scalar::F64 => t.visit_field::<V<'_, f64>>("", slot, required),
-    }?)
+) -> Result<TableVerifier<'a, 'o, 'b>, InvalidFlatbuffer> {
+    if VECTOR {
+        t.visit_field::<ForwardsUOffset<Vector<'_, T>>>("", slot, required)
+    } else {
+        t.visit_field::<T>("", slot, required)
+    }
 }
 
 /// Whether a struct contains itself (through struct fields): the reflection verifier would

@@ -13,6 +13,7 @@ use flatbuffers::FlatBufferBuilder;
 use flatstream_arrow::{Enums, Error, Options, Plan};
 
 use flatstream_test_support::fleet::*;
+use flatstream_test_support::fleet_build::{camera, motor, sensor};
 
 /// Robots covering each shape: every field set (with a Sensor), nothing but the required name
 /// (defaults), a Motor with a parent, a Camera with an enum value the enum does not name.
@@ -41,27 +42,12 @@ fn robots() -> Vec<Vec<u8>> {
             let t: Vec<_> = ["a", "bé"].iter().map(|s| b.create_string(s)).collect();
             args.tags = Some(b.create_vector(&t));
             args.colors = Some(b.create_vector(&[Color::Blue, Color::Red]));
-            let sname = b.create_string("lidar");
-            let readings = b.create_vector(&[1.5f64, -2.25]);
-            let s1 = Sensor::create(
-                &mut b,
-                &SensorArgs {
-                    name: Some(sname),
-                    readings: Some(readings),
-                },
-            );
-            let s2 = Sensor::create(&mut b, &SensorArgs::default());
+            let s1 = sensor(&mut b, Some("lidar"), Some(&[1.5, -2.25]));
+            let s2 = sensor(&mut b, None, None);
             args.sensors = Some(b.create_vector(&[s1, s2]));
             args.waypoints =
                 Some(b.create_vector(&[Vec3::new(1.0, 2.0, 3.0), Vec3::new(-1.0, 0.5, 0.25)]));
-            let dname = b.create_string("sonar");
-            let device = Sensor::create(
-                &mut b,
-                &SensorArgs {
-                    name: Some(dname),
-                    readings: None,
-                },
-            );
+            let device = sensor(&mut b, Some("sonar"), None);
             args.device_type = Device::Sensor;
             args.device = Some(device.as_union_value());
             args.firmware = Some(b.create_vector(&[0u8, 1, 255]));
@@ -79,26 +65,12 @@ fn robots() -> Vec<Vec<u8>> {
             args.pose = Some(&pose);
         }
         if kind == 2 {
-            let m = Motor::create(
-                &mut b,
-                &MotorArgs {
-                    rpm: 1200,
-                    temperature: 20.5,
-                },
-            );
+            let m = motor(&mut b, 1200, 20.5);
             args.device_type = Device::Motor;
             args.device = Some(m.as_union_value());
         }
         if kind == 3 {
-            let resolution = b.create_vector(&[640u16, 480]);
-            let lens = b.create_string("wide");
-            let c = Camera::create(
-                &mut b,
-                &CameraArgs {
-                    resolution: Some(resolution),
-                    lens: Some(lens),
-                },
-            );
+            let c = camera(&mut b, &[640, 480], "wide");
             args.device_type = Device::Camera;
             args.device = Some(c.as_union_value());
             args.color = Color(7);
@@ -421,14 +393,7 @@ fn a_projection_reads_only_its_columns_in_its_order() {
 #[test]
 fn another_root_type_converts_that_table() {
     let mut b = FlatBufferBuilder::new();
-    let name = b.create_string("imu");
-    let s = Sensor::create(
-        &mut b,
-        &SensorArgs {
-            name: Some(name),
-            readings: None,
-        },
-    );
+    let s = sensor(&mut b, Some("imu"), None);
     b.finish(s, None);
     let bytes = stream(&[b.finished_data().to_vec()]);
     let plan = Plan::new(&schema("fleet.bfbs"), Options::new().root_type("Sensor")).unwrap();
@@ -447,13 +412,7 @@ fn another_root_type_converts_that_table() {
 fn a_union_type_the_union_does_not_have_is_an_invalid_frame() {
     let mut b = FlatBufferBuilder::new();
     let name = b.create_string("odd");
-    let m = Motor::create(
-        &mut b,
-        &MotorArgs {
-            rpm: 1,
-            temperature: 2.0,
-        },
-    );
+    let m = motor(&mut b, 1, 2.0);
     let r = Robot::create(
         &mut b,
         &RobotArgs {

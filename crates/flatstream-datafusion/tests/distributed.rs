@@ -266,31 +266,29 @@ async fn queries_on_two_workers_equal_one_process() {
     assert!(cluster.busy_workers() >= 2, "{:?}", cluster.tasks);
 }
 
-/// A query that must fail, and its error, within 30 s (a worker waiting for a plan that never
-/// comes gives up after 10 s).
-async fn failure(ctx: &SessionContext, sql: &str) -> String {
-    let result = tokio::time::timeout(Duration::from_secs(30), rows(ctx, sql))
+/// A grouped count on two workers, the codec registered on the workers if `workers_codec`
+/// and on the coordinator if `coordinator_codec`, that must fail within 30 s (a worker
+/// waiting for a plan that never comes gives up after 10 s): its error, and the cluster it
+/// ran on.
+async fn failure(workers_codec: bool, coordinator_codec: bool) -> (String, Cluster) {
+    let dir = tempfile::tempdir().unwrap();
+    write_tables(dir.path());
+    let cluster = Cluster::start(2, workers_codec).await;
+    let coordinator = cluster.coordinator(8 << 10, coordinator_codec);
+    register(&coordinator, dir.path()).await;
+    let sql = "SELECT device_id, count(*) FROM t GROUP BY device_id";
+    let result = tokio::time::timeout(Duration::from_secs(30), rows(&coordinator, sql))
         .await
         .expect("the query neither ended nor failed in 30 s");
     match result {
         Ok(rows) => panic!("{sql} succeeded: {rows:?}"),
-        Err(e) => e.strip_backtrace(),
+        Err(e) => (e.strip_backtrace(), cluster),
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn coordinator_without_the_codec_fails_at_planning() {
-    let dir = tempfile::tempdir().unwrap();
-    write_tables(dir.path());
-    let cluster = Cluster::start(2, true).await;
-    let coordinator = cluster.coordinator(8 << 10, false);
-    register(&coordinator, dir.path()).await;
-
-    let error = failure(
-        &coordinator,
-        "SELECT device_id, count(*) FROM t GROUP BY device_id",
-    )
-    .await;
+    let (error, cluster) = failure(true, false).await;
     assert!(error.contains("with_flatstream_codec()"), "{error}");
     assert!(!error.contains("imeout"), "{error}");
     // It failed before any task was sent.
@@ -299,19 +297,9 @@ async fn coordinator_without_the_codec_fails_at_planning() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn worker_without_the_codec_fails_the_query() {
-    let dir = tempfile::tempdir().unwrap();
-    write_tables(dir.path());
-    let cluster = Cluster::start(2, false).await;
-    let coordinator = cluster.coordinator(8 << 10, true);
-    register(&coordinator, dir.path()).await;
-
+    let (error, cluster) = failure(false, true).await;
     // datafusion-distributed's decoding error, at once: the worker has no codec at the
     // position the coordinator's list gave ours. It cannot be made clearer from this side.
-    let error = failure(
-        &coordinator,
-        "SELECT device_id, count(*) FROM t GROUP BY device_id",
-    )
-    .await;
     assert!(error.contains("Can't find required codec"), "{error}");
     assert!(!error.contains("imeout"), "{error}");
     assert!(cluster.busy_workers() >= 1, "{:?}", cluster.tasks);

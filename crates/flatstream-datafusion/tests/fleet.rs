@@ -12,6 +12,7 @@ use flatstream::{ChecksumFramer, StreamWriter};
 use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
 
 use flatstream_test_support::fleet::*;
+use flatstream_test_support::fleet_build::{motor, sensor};
 
 const ROBOTS: u64 = 600;
 
@@ -27,25 +28,12 @@ fn robot(i: u64) -> Vec<u8> {
     };
     match i % 3 {
         0 => {
-            let m = Motor::create(
-                &mut b,
-                &MotorArgs {
-                    rpm: i as i32,
-                    temperature: 20.5,
-                },
-            );
+            let m = motor(&mut b, i as i32, 20.5);
             args.device_type = Device::Motor;
             args.device = Some(m.as_union_value());
         }
         1 => {
-            let sname = b.create_string("lidar");
-            let s = Sensor::create(
-                &mut b,
-                &SensorArgs {
-                    name: Some(sname),
-                    readings: None,
-                },
-            );
+            let s = sensor(&mut b, Some("lidar"), None);
             args.device_type = Device::Sensor;
             args.device = Some(s.as_union_value());
         }

@@ -9,6 +9,7 @@
 //! | [`alloc`] | a counting global allocator (the crate's one module of its own with `unsafe`; flatc's generated code has its accessors') |
 //! | [`telemetry`] | the telemetry FlatBuffer of the examples, and `Reading` |
 //! | [`fleet`], [`shapes`] | flatc's code for the other schemas of the examples (`fleet.fbs`, `shapes.fbs`) |
+//! | [`fleet_build`] | the fleet schema's small tables, each built in one call |
 //! | [`child`] | the test binary run again as a second process (a writer to kill or follow) |
 //!
 //! and, at the root, [`Opaque`] (bytes the reader copies) and the stream builders
@@ -24,6 +25,7 @@ pub mod child;
 pub mod contract;
 pub mod drivers;
 pub mod faults;
+pub mod fleet_build;
 mod generated;
 pub mod telemetry;
 
