@@ -1,14 +1,13 @@
 //! `flatstream cat`: each message as a line of JSON (with a schema) or of hex (without); and
 //! the printing of a frame, which `tail` shares.
 
-use crate::detect;
 use crate::failure::{Failure, Status};
 use crate::input::{Access, Input};
 use crate::json::{Printer, base64, hex};
 use crate::options::{BytesFormat, CatArgs, Format, PrintArgs};
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
-use crate::walk::walk;
+use crate::walk::Framed;
 use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
 
@@ -196,55 +195,34 @@ fn run_one(
 ) -> Result<Status, Failure> {
     // A stream, whatever the input: memory stays bounded by the largest frame.
     let mut input = Input::open(file, Access::Stream)?;
-    let max = args.read.framing.max();
-    let (head, complete) = input.head();
-    let framing = args.read.framing.resolve(head, complete)?;
-    let head = head.to_vec();
-    let name = input.name.clone();
-    printer.name_file(several.then_some(name.as_str()));
+    let framed = Framed::resolve(&input, &args.read.framing)?;
+    printer.name_file(several.then_some(input.name.as_str()));
 
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut printed = 0u64;
     // The output is the progress here; no bar.
     let mut progress = Progress::new("printing", None).hidden();
-    let mut reader = input.frames(&framing, max);
-    let walked = walk(
-        &mut reader,
-        &name,
-        &mut progress,
-        |index, offset, payload| {
-            if index < args.skip {
-                return Ok(ControlFlow::Continue(()));
-            }
-            if args.limit.is_some_and(|limit| printed >= limit) {
-                return Ok(ControlFlow::Break(())); // --limit 0
-            }
-            printer.print(index, offset, payload, &mut out)?;
-            printed += 1;
-            // Stop at the limit, before reading the next frame: what follows the frames asked
-            // for is not read, so damage there is not an error of this command, as with head.
-            if args.limit.is_some_and(|limit| printed >= limit) {
-                return Ok(ControlFlow::Break(()));
-            }
-            Ok(ControlFlow::Continue(()))
-        },
-    );
+    let walked = framed.walk(&mut input, &mut progress, |index, offset, payload| {
+        if index < args.skip {
+            return Ok(ControlFlow::Continue(()));
+        }
+        if args.limit.is_some_and(|limit| printed >= limit) {
+            return Ok(ControlFlow::Break(())); // --limit 0
+        }
+        printer.print(index, offset, payload, &mut out)?;
+        printed += 1;
+        // Stop at the limit, before reading the next frame: what follows the frames asked
+        // for is not read, so damage there is not an error of this command, as with head.
+        if args.limit.is_some_and(|limit| printed >= limit) {
+            return Ok(ControlFlow::Break(()));
+        }
+        Ok(ControlFlow::Continue(()))
+    });
     let flushed = out.flush().map_err(Failure::stdout);
     let walked = walked?;
     flushed?;
-    match walked.end.damage(walked.frames) {
-        Some(mut damage) => {
-            let offset = walked.end.damage_offset().unwrap_or(0);
-            damage.push_str(&detect::hint(
-                &framing,
-                offset,
-                &head,
-                complete,
-                max,
-                "--checksum",
-            ));
-            Err(Failure::damaged(damage))
-        }
+    match framed.damage(&walked) {
+        Some(damage) => Err(Failure::damaged(damage)),
         None => Ok(Status::Ok),
     }
 }

@@ -1,11 +1,10 @@
 //! `flatstream convert`: re-frame a stream with another checksum, verifying on the way.
 
-use crate::detect;
 use crate::failure::{Failure, Status, count};
 use crate::input::{Access, Input, create_output};
 use crate::options::ConvertArgs;
 use crate::progress::Progress;
-use crate::walk::walk;
+use crate::walk::Framed;
 use flatstream::checksum::AnyChecksum;
 use flatstream::{ChecksumFramer, Error, StreamWriter};
 use std::ops::ControlFlow;
@@ -13,10 +12,7 @@ use std::ops::ControlFlow;
 pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
     let mut input = Input::open(&args.file, Access::Stream)?;
     input.check_not_output(&args.file, &args.output)?;
-    let max = args.framing.max();
-    let (head, complete) = input.head();
-    let framing = args.framing.resolve(head, complete)?;
-    let head = head.to_vec();
+    let framed = Framed::resolve(&input, &args.framing)?;
     let to = AnyChecksum::new(args.to_checksum).map_err(Failure::error)?;
 
     let out = create_output(&args.output)?;
@@ -31,10 +27,8 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
         Error::Io { source, .. } => Failure::io(output, source),
         other => Failure::error(other),
     };
-    let name = input.name.clone();
     let mut progress = Progress::new("converting", input.len());
-    let mut reader = input.frames(&framing, max);
-    let walked = walk(&mut reader, &name, &mut progress, |_, _, payload| {
+    let walked = framed.walk(&mut input, &mut progress, |_, _, payload| {
         writer.write_payload(payload).map_err(write_error)?;
         Ok(ControlFlow::Continue(()))
     });
@@ -42,15 +36,11 @@ pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
     let flushed = writer.flush().map_err(write_error);
     let walked = walked?;
     flushed?;
-    match walked.end.damage(walked.frames) {
-        Some(damage) => {
-            let offset = walked.end.damage_offset().unwrap_or(0);
-            let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
-            Err(Failure::damaged(format_args!(
-                "{damage}{hint}; {output} holds the {} before it",
-                count(walked.frames, "frame")
-            )))
-        }
+    match framed.damage(&walked) {
+        Some(damage) => Err(Failure::damaged(format_args!(
+            "{damage}; {output} holds the {} before it",
+            count(walked.frames, "frame")
+        ))),
         None => Ok(Status::Ok),
     }
 }

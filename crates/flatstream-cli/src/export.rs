@@ -101,11 +101,10 @@ impl std::io::Write for Stdout {
 #[cfg(feature = "sql")]
 mod imp {
     use super::{ExportArgs, ExportFormat};
-    use crate::detect;
     use crate::failure::{Failure, Status, count, io_message};
     use crate::input::{Access, Input};
     use crate::progress::Progress;
-    use crate::walk::walk;
+    use crate::walk::Framed;
     use datafusion::arrow::array::RecordBatch;
     use datafusion::arrow::datatypes::SchemaRef;
     use datafusion::arrow::error::ArrowError;
@@ -227,23 +226,14 @@ mod imp {
         sink: &mut Sink,
         rows: &mut u64,
     ) -> Result<(), Failure> {
-        let max = args.framing.max();
         let batch = plan.batch_size();
         for mut input in inputs {
-            let (head, complete) = input.head();
-            let framing = args
-                .framing
-                .resolve(head, complete)
-                .map_err(|f| named(f, &input.name))?;
-            let head = head.to_vec();
+            let framed =
+                Framed::resolve(&input, &args.framing).map_err(|f| named(f, &input.name))?;
             let name = input.name.clone();
             let mut progress = Progress::new("exporting", input.len());
-            let mut reader = input.frames(&framing, max);
-            let walked = walk(
-                &mut reader,
-                &name,
-                &mut progress,
-                |index, offset, payload| {
+            let walked = framed
+                .walk(&mut input, &mut progress, |index, offset, payload| {
                     converter.append(offset, payload).map_err(|e| match e {
                         flatstream_arrow::Error::InvalidFrame { table, reason, .. } => {
                             Failure::damaged(format_args!(
@@ -257,13 +247,10 @@ mod imp {
                         flush(converter, sink, rows).map_err(|e| e.into_failure(&args.output))?;
                     }
                     Ok(ControlFlow::Continue(()))
-                },
-            )
-            .map_err(|f| named(f, &name))?;
-            if let Some(damage) = walked.end.damage(walked.frames) {
-                let offset = walked.end.damage_offset().unwrap_or(0);
-                let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
-                return Err(Failure::damaged(format_args!("{name}: {damage}{hint}")));
+                })
+                .map_err(|f| named(f, &name))?;
+            if let Some(damage) = framed.damage(&walked) {
+                return Err(Failure::damaged(format_args!("{name}: {damage}")));
             }
         }
         Ok(())

@@ -1,7 +1,10 @@
 //! Reading a stream frame by frame through any of the library's readers, and saying what went
-//! wrong in words: what `inspect`, `cat` and `convert` share.
+//! wrong in words: what `inspect`, `cat`, `convert` and `export` share.
 
+use crate::detect::{self, Framing};
 use crate::failure::{Failure, io_message};
+use crate::input::Input;
+use crate::options::FramingArgs;
 use crate::progress::Progress;
 use flatstream::read::MessageReader;
 use flatstream::repair::{Recover, StreamEnd};
@@ -109,6 +112,60 @@ pub(crate) fn walk<M: MessageReader>(
             position: reader.position(),
             end,
         });
+    }
+}
+
+/// An input's framing, resolved from `--checksum` or its leading bytes, with what the hint
+/// after damage needs (see [`detect::hint`]): how `cat`, `convert` and `export` read an input.
+pub(crate) struct Framed {
+    framing: Framing,
+    head: Vec<u8>,
+    complete: bool,
+    max: usize,
+}
+
+impl Framed {
+    /// The framing to read `input` with, as `args` say (see [`FramingArgs::resolve`]).
+    pub(crate) fn resolve(input: &Input, args: &FramingArgs) -> Result<Framed, Failure> {
+        let (head, complete) = input.head();
+        Ok(Framed {
+            framing: args.resolve(head, complete)?,
+            head: head.to_vec(),
+            complete,
+            max: args.max(),
+        })
+    }
+
+    /// Reads every frame of `input` as [`walk`] does.
+    pub(crate) fn walk(
+        &self,
+        input: &mut Input,
+        progress: &mut Progress,
+        f: impl FnMut(u64, u64, &[u8]) -> Result<ControlFlow<()>, Failure>,
+    ) -> Result<Walked, Failure> {
+        let name = input.name.clone();
+        walk(
+            &mut input.frames(&self.framing, self.max),
+            &name,
+            progress,
+            f,
+        )
+    }
+
+    /// The damage `walked` stopped on, if it did, followed by the hint when another framing
+    /// reads the input.
+    pub(crate) fn damage(&self, walked: &Walked) -> Option<String> {
+        let mut damage = walked.end.damage(walked.frames)?;
+        let offset = walked.end.damage_offset().unwrap_or(0);
+        damage.push_str(&detect::hint(
+            &self.framing,
+            offset,
+            &self.head,
+            self.complete,
+            self.max,
+            "--checksum",
+        ));
+        Some(damage)
     }
 }
 

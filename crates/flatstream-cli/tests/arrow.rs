@@ -11,7 +11,7 @@ use arrow_array::{Array, ArrayRef, StructArray};
 use arrow_schema::DataType;
 use common::*;
 use flatstream::checksum::ChecksumKind;
-use flatstream_arrow::{BinarySchema, Plan};
+use flatstream_arrow::Plan;
 use fleet::*;
 use serde_json::{Map, Value, json};
 
@@ -119,25 +119,12 @@ fn put(plan: &Plan, m: &mut Map<String, Value>, name: &str, column: &ArrayRef, r
 #[test]
 fn cat_prints_what_flatstream_arrow_converts() {
     let dir = Dir::new();
-    let robots = robots();
-    let kind = ChecksumKind::Crc32c;
-    let bytes = fleet_stream(&robots, kind);
+    let (bytes, plan, batches) = fleet_batches(ChecksumKind::Crc32c);
     let path = dir.file("fleet", &bytes);
     let printed = run(&["cat", &path, "--schema", &fleet_bfbs()])
         .ok()
         .json_lines();
 
-    let plan = Plan::new(
-        &BinarySchema::load(fleet_bfbs()).unwrap(),
-        &Default::default(),
-    )
-    .unwrap();
-    let payloads: Vec<Vec<u8>> = robots.iter().map(|r| finished(|b| robot(b, r))).collect();
-    let frames = offsets(&bytes, kind)
-        .into_iter()
-        .zip(&payloads)
-        .map(|(o, p)| Ok::<_, flatstream_arrow::Error>((o, p.as_slice())));
-    let batches: Vec<_> = plan.convert(frames).collect::<Result<_, _>>().unwrap();
     let mut rows = Vec::new();
     for batch in batches {
         let s = StructArray::from(batch);

@@ -12,8 +12,7 @@ use datafusion::arrow::compute::concat_batches;
 use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use datafusion::parquet::basic::Compression;
 use flatstream::checksum::ChecksumKind;
-use flatstream_arrow::{BinarySchema, Options, Plan};
-use fleet::{finished, fleet_stream, robot, robots};
+use fleet::fleet_batches;
 use serde_json::Value;
 use std::fs::File;
 
@@ -144,17 +143,9 @@ fn arrow_csv_and_jsonl_read_back_as_cat_prints() {
 fn fleet_reads_back_equal_to_flatstream_arrow_s_batches() {
     // tests/arrow.rs ties these batches to what cat prints, shape by shape.
     let dir = Dir::new();
-    let robots = robots();
     let kind = ChecksumKind::XxHash64;
-    let bytes = fleet_stream(&robots, kind);
+    let (bytes, _, batches) = fleet_batches(kind);
     let path = dir.file("fleet.fs", &bytes);
-    let plan = Plan::new(&BinarySchema::load(fleet_bfbs()).unwrap(), &Options::new()).unwrap();
-    let payloads: Vec<Vec<u8>> = robots.iter().map(|r| finished(|b| robot(b, r))).collect();
-    let frames = offsets(&bytes, kind)
-        .into_iter()
-        .zip(&payloads)
-        .map(|(o, p)| Ok::<_, flatstream_arrow::Error>((o, p.as_slice())));
-    let batches: Vec<RecordBatch> = plan.convert(frames).collect::<Result<_, _>>().unwrap();
     let expected = one(&batches);
 
     let parquet = dir.path("fleet.parquet");

@@ -82,6 +82,17 @@ impl fmt::Display for Bad {
 
 type Built<T = ()> = Result<T, Bad>;
 
+/// The builder every message is built into.
+type Builder = FlatBufferBuilder<'static>;
+
+/// A table being built: the fields of its object, the value given for each (by position),
+/// and how deeply it is nested.
+struct Draft<'a, 'v> {
+    fields: &'a [Field<'static>],
+    given: Vec<Option<&'v Value<'v>>>,
+    depth: usize,
+}
+
 /// What goes into one slot of a table under construction.
 enum Slot {
     Scalar(Scalar),
@@ -116,7 +127,7 @@ impl<'s> Packer<'s> {
 
     /// Builds `value` as a message into `b` (reset) and finishes it, with the schema's
     /// file identifier if the message table is its root type.
-    pub(crate) fn message(&self, value: &Value<'_>, b: &mut FlatBufferBuilder<'static>) -> Built {
+    pub(crate) fn message(&self, value: &Value<'_>, b: &mut Builder) -> Built {
         let root = self.table(b, self.schema.root, value, 0)?;
         b.finish(WIPOffset::<()>::new(root), self.schema.file_ident);
         Ok(())
@@ -133,24 +144,20 @@ impl<'s> Packer<'s> {
     }
 
     /// The table of object `index` that `value` describes; returns its offset.
-    fn table(
-        &self,
-        b: &mut FlatBufferBuilder<'static>,
-        index: usize,
-        value: &Value<'_>,
-        depth: usize,
-    ) -> Built<u32> {
+    fn table(&self, b: &mut Builder, index: usize, value: &Value<'_>, depth: usize) -> Built<u32> {
         let object = self.schema.schema.objects().get(index);
         if depth > MAX_DEPTH {
             return Err(Bad::new(format!("tables nested deeper than {MAX_DEPTH}")));
         }
         let fields = self.schema.fields(index);
-        let given = self.members(object, fields, value)?;
+        let table = Draft {
+            fields,
+            given: self.members(object, fields, value)?,
+            depth,
+        };
         let mut slots: Vec<(VOffsetT, Slot)> = Vec::with_capacity(fields.len());
         for (i, field) in fields.iter().enumerate() {
-            let slot = self
-                .slot(b, fields, &given, i, depth)
-                .map_err(|e| e.field(field.name()))?;
+            let slot = self.slot(b, &table, i).map_err(|e| e.field(field.name()))?;
             if let Some(slot) = slot {
                 slots.push((field.offset(), slot));
             }
@@ -210,19 +217,12 @@ impl<'s> Packer<'s> {
         Ok(given)
     }
 
-    /// What field `i` of a table puts in its slot, if anything.
-    fn slot(
-        &self,
-        b: &mut FlatBufferBuilder<'static>,
-        fields: &[Field<'static>],
-        given: &[Option<&Value<'_>>],
-        i: usize,
-        depth: usize,
-    ) -> Built<Option<Slot>> {
-        let field = &fields[i];
+    /// What field `i` of `table` puts in its slot, if anything.
+    fn slot(&self, b: &mut Builder, table: &Draft<'_, '_>, i: usize) -> Built<Option<Slot>> {
+        let field = &table.fields[i];
         let ty = field.type_();
         let base = ty.base_type();
-        let value = given[i];
+        let value = table.given[i];
         if is_scalar(base) {
             return match value {
                 None => Ok(None),
@@ -238,7 +238,7 @@ impl<'s> Packer<'s> {
             };
         }
         if base == BaseType::Union {
-            return self.union(b, fields, given, i, depth);
+            return self.union(b, table, i);
         }
         let Some(value) = value.filter(|v| **v != Value::Null) else {
             return if field.required() {
@@ -249,14 +249,14 @@ impl<'s> Packer<'s> {
         };
         Ok(Some(match base {
             BaseType::String => Slot::Offset(string(b, value)?),
-            BaseType::Vector => Slot::Offset(self.vector(b, ty, value, depth)?),
+            BaseType::Vector => Slot::Offset(self.vector(b, ty, value, table.depth)?),
             BaseType::Obj => {
                 let (child, object) = self.object(ty.index())?;
                 if object.is_struct() {
                     let (bytes, align) = self.struct_bytes(child, object, value)?;
                     Slot::Struct(bytes, align)
                 } else {
-                    Slot::Offset(self.table(b, child, value, depth + 1)?)
+                    Slot::Offset(self.table(b, child, value, table.depth + 1)?)
                 }
             }
             other => {
@@ -267,16 +267,10 @@ impl<'s> Packer<'s> {
         }))
     }
 
-    /// A union field (`i`): its member is named by its type field, the field before it
-    /// (`<name>_type`, written as `cat` writes it: the member's name, or its number).
-    fn union(
-        &self,
-        b: &mut FlatBufferBuilder<'static>,
-        fields: &[Field<'static>],
-        given: &[Option<&Value<'_>>],
-        i: usize,
-        depth: usize,
-    ) -> Built<Option<Slot>> {
+    /// A union field (`i` of `table`): its member is named by its type field, the field before
+    /// it (`<name>_type`, written as `cat` writes it: the member's name, or its number).
+    fn union(&self, b: &mut Builder, table: &Draft<'_, '_>, i: usize) -> Built<Option<Slot>> {
+        let Draft { fields, given, .. } = table;
         let field = &fields[i];
         let union_index = field.type_().index();
         let type_at = field.offset().checked_sub(2);
@@ -338,7 +332,7 @@ impl<'s> Packer<'s> {
                     let (bytes, align) = self.struct_bytes(child, object, value)?;
                     push_struct(b, &bytes, align, None)
                 } else {
-                    self.table(b, child, value, depth + 1)?
+                    self.table(b, child, value, table.depth + 1)?
                 }
             }
             BaseType::String => string(b, value)?,
@@ -373,13 +367,7 @@ impl<'s> Packer<'s> {
     }
 
     /// The vector of type `ty` that `value` describes; returns its offset.
-    fn vector(
-        &self,
-        b: &mut FlatBufferBuilder<'static>,
-        ty: Type<'_>,
-        value: &Value<'_>,
-        depth: usize,
-    ) -> Built<u32> {
+    fn vector(&self, b: &mut Builder, ty: Type<'_>, value: &Value<'_>, depth: usize) -> Built<u32> {
         let element = ty.element();
         let bytes_like = matches!(element, BaseType::UByte | BaseType::Byte) && ty.index() < 0;
         if let (true, Value::String(text)) = (bytes_like, value) {
@@ -558,7 +546,7 @@ fn place(out: &mut [u8], at: usize, len: usize) -> Built<&mut [u8]> {
 }
 
 /// Writes the string `value`; returns its offset.
-fn string(b: &mut FlatBufferBuilder<'static>, value: &Value<'_>) -> Built<u32> {
+fn string(b: &mut Builder, value: &Value<'_>) -> Built<u32> {
     match value {
         Value::String(s) => Ok(b.create_string(s).value()),
         other => Err(Bad::new(expected("a string", other))),

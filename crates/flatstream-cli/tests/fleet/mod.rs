@@ -3,9 +3,11 @@
 //! take, and the JSON `cat --schema` must print for each.
 #![allow(dead_code, unreachable_pub)]
 
-use crate::common::framed;
+use crate::common::{fleet_bfbs, framed, offsets};
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use flatstream::checksum::ChecksumKind;
+use flatstream_arrow::arrow_array::RecordBatch;
+use flatstream_arrow::{BinarySchema, Options, Plan};
 use serde_json::{Value, json};
 
 pub use flatstream_test_support::fleet::*;
@@ -354,4 +356,20 @@ pub fn fleet_stream(robots: &[RobotSpec], kind: ChecksumKind) -> Vec<u8> {
         root_as_robot(p).expect("the generated code reads what it wrote");
     }
     framed(kind, &payloads)
+}
+
+/// [`robots`] framed with `kind` ([`fleet_stream`]), and what flatstream-arrow converts their
+/// frames to: the fleet schema's plan (default options) and its batches, each message with its
+/// frame's offset.
+pub fn fleet_batches(kind: ChecksumKind) -> (Vec<u8>, Plan, Vec<RecordBatch>) {
+    let robots = robots();
+    let bytes = fleet_stream(&robots, kind);
+    let plan = Plan::new(&BinarySchema::load(fleet_bfbs()).unwrap(), &Options::new()).unwrap();
+    let payloads: Vec<Vec<u8>> = robots.iter().map(|r| finished(|b| robot(b, r))).collect();
+    let frames = offsets(&bytes, kind)
+        .into_iter()
+        .zip(&payloads)
+        .map(|(o, p)| Ok::<_, flatstream_arrow::Error>((o, p.as_slice())));
+    let batches = plan.convert(frames).collect::<Result<_, _>>().unwrap();
+    (bytes, plan, batches)
 }
