@@ -92,8 +92,7 @@ fn without_a_schema_frames_print_as_hex_or_json() {
 
 #[test]
 fn damage_stops_cat_after_the_messages_before_it() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(20, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(20, ChecksumKind::XxHash64);
     let damaged = flipped(&bytes, at[12] + 14, 4);
     let out = run(&["cat", &dir.file("d", &damaged), "-s", &telemetry_bfbs()]);
     assert_starts_with(
@@ -259,8 +258,7 @@ fn a_schema_error_is_one_sentence_naming_the_field_and_the_frame() {
 
 #[test]
 fn limit_stops_before_the_frames_it_was_not_asked_for() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(20, ChecksumKind::Crc32);
+    let Capture { dir, bytes, at } = Capture::new(20, ChecksumKind::Crc32);
     // Frame 9 corrupt: the 9 frames before it are all that --limit 9 reads.
     let path = dir.file("d", &flipped(&bytes, at[9] + 10, 1));
     for args in [&["--limit", "9"][..], &["--skip", "4", "--limit", "5"]] {

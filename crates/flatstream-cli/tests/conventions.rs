@@ -177,8 +177,7 @@ fn an_empty_file_is_a_clean_stream_of_zero_frames_for_every_command() {
 
 #[test]
 fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(400, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(400, ChecksumKind::XxHash64);
     // Three damaged frames, far apart; the third is cut short at the end: a torn tail.
     let mut damaged = flipped(&bytes, at[10] + 14, 4);
     damaged[at[200] as usize + 20] ^= 8;
@@ -400,8 +399,7 @@ fn output_is_dash_o_and_checksum_is_the_input_s_everywhere() {
 
 #[test]
 fn quiet_leaves_stderr_to_errors() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(50, ChecksumKind::Crc32);
+    let Capture { dir, bytes, at } = Capture::new(50, ChecksumKind::Crc32);
     let path = dir.file("d.fs", &flipped(&bytes, at[5] + 10, 1));
     // salvage to stdout reports on stderr; --quiet leaves that out, not the stream.
     let loud = run(&["salvage", &path, "-o", "-"]);

@@ -379,8 +379,7 @@ fn usage_errors_are_status_2_and_create_nothing() {
 
 #[test]
 fn the_offset_column_gives_each_frame_s_offset() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(20, ChecksumKind::None);
+    let Capture { dir, bytes, at } = Capture::new(20, ChecksumKind::None);
     let path = dir.file("t.fs", &bytes);
     let schema = telemetry_bfbs();
     let out = export_to(&path, &schema, "jsonl", &["--offset-column"]);

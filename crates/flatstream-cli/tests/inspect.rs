@@ -127,8 +127,7 @@ fn garbage_is_unknown_with_what_each_framing_read() {
 
 #[test]
 fn a_torn_tail_and_a_corrupt_frame_are_reported_with_their_offsets() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(100, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(100, ChecksumKind::XxHash64);
 
     let torn = dir.file("torn", &bytes[..bytes.len() - 5]);
     let r = run(&["inspect", &torn, "--json"]).exits(1).json();

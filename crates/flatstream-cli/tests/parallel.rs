@@ -68,8 +68,7 @@ fn intact_streams_of_every_framing() {
 
 #[test]
 fn a_flipped_payload_byte() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(2000, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(2000, ChecksumKind::XxHash64);
     let path = dir.file("flipped", &flipped(&bytes, at[1313] + 30, 0x01));
     let r = same_every_way(&path, &[]);
     assert_eq!(r["first_error"]["index"], 1313);
@@ -96,8 +95,7 @@ fn a_flipped_length_byte() {
 
 #[test]
 fn a_cut_tail_and_damage_all_along() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(3000, ChecksumKind::Crc32c);
+    let Capture { dir, bytes, at } = Capture::new(3000, ChecksumKind::Crc32c);
     let path = dir.file("cut", &bytes[..bytes.len() - 10]);
     let r = same_every_way(&path, &[]);
     assert_eq!(r["first_error"]["kind"], "torn_tail");

@@ -8,8 +8,7 @@ use flatstream::checksum::ChecksumKind;
 
 #[test]
 fn a_torn_tail_is_reported_then_cut_byte_exact() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(500, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(500, ChecksumKind::XxHash64);
     let cut = bytes.len() - 25;
     let path = dir.file("journal", &bytes[..cut]);
 
@@ -42,10 +41,8 @@ fn a_torn_tail_is_reported_then_cut_byte_exact() {
 
 #[test]
 fn a_corrupt_frame_is_not_cut_unless_asked() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(300, ChecksumKind::Crc32);
-    let damaged = flipped(&bytes, at[150] + 9, 0x40);
-    let path = dir.file("j", &damaged);
+    let Capture { dir, bytes, at } = Capture::new(300, ChecksumKind::Crc32);
+    let (damaged, path) = dir.file_of("j", flipped(&bytes, at[150] + 9, 0x40));
     let line = run(&["recover", &path, "--truncate"]).one_line_error(1);
     assert_contains(
         &line,
@@ -68,8 +65,7 @@ fn truncate_needs_a_file() {
 /// commands alone find the damage, keep every intact frame, and leave a clean stream.
 #[test]
 fn a_damaged_demo_stream_is_diagnosed_repaired_and_salvaged() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(10_000, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(10_000, ChecksumKind::XxHash64);
     let mut damaged = flipped(&bytes, at[4321] + 17, 0xFF); // a flipped byte in frame 4321
     damaged.truncate(damaged.len() - 7); // a cut tail
     let path = dir.file("demo.fstream", &damaged);
@@ -175,8 +171,7 @@ fn convert_reframes_between_every_pair_of_framings() {
 
 #[test]
 fn convert_stops_at_damage_and_keeps_what_it_wrote() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(100, ChecksumKind::Crc16);
+    let Capture { dir, bytes, at } = Capture::new(100, ChecksumKind::Crc16);
     let input = dir.file("in", &flipped(&bytes, at[60] + 8, 2));
     let output = dir.path("out");
     let line = run(&["convert", &input, "-o", &output, "--to-checksum", "none"]).one_line_error(1);
@@ -246,10 +241,8 @@ fn truncate_refuses_every_damaged_length_that_intact_frames_follow() {
 
 #[test]
 fn a_damaged_length_is_reported_as_damage_with_where_the_frames_resume() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(1000, ChecksumKind::XxHash64);
-    let damaged = long_length(&bytes, at[100]);
-    let path = dir.file("damaged", &damaged);
+    let Capture { dir, bytes, at } = Capture::new(1000, ChecksumKind::XxHash64);
+    let path = dir.file("damaged", &long_length(&bytes, at[100]));
     let r = run(&["recover", &path, "--json"]).exits(1).json();
     assert_eq!(
         (
@@ -301,10 +294,8 @@ fn genuine_torn_tails_are_still_cut_exactly() {
 /// is in doubt, and --truncate cuts it only with --force.
 #[test]
 fn without_a_checksum_an_end_in_doubt_is_cut_only_with_force() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(20, ChecksumKind::None);
-    let damaged = long_length(&bytes, at[10]);
-    let path = dir.file("doubt", &damaged);
+    let Capture { dir, bytes, at } = Capture::new(20, ChecksumKind::None);
+    let (damaged, path) = dir.file_of("doubt", long_length(&bytes, at[10]));
     let r = run(&["recover", &path, "--json", "--checksum", "none"])
         .exits(1)
         .json();
@@ -336,10 +327,8 @@ fn without_a_checksum_an_end_in_doubt_is_cut_only_with_force() {
 /// they advise is salvage, never `recover --truncate`.
 #[test]
 fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
-    let damaged = long_length(&bytes, at[100]);
-    let path = dir.file("damaged", &damaged);
+    let Capture { dir, bytes, at } = Capture::new(300, ChecksumKind::XxHash64);
+    let path = dir.file("damaged", &long_length(&bytes, at[100]));
     let resumes = format!("resume at byte offset {}", at[101]);
 
     let r = run(&["inspect", &path, "--json"]).exits(1).json();

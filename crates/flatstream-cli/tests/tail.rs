@@ -329,8 +329,7 @@ fn stops_at_the_durable_watermark() {
 
 #[test]
 fn a_corrupt_frame_is_a_one_line_error() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(30, KIND);
+    let Capture { dir, bytes, at } = Capture::new(30, KIND);
     let bfbs = telemetry_bfbs();
 
     // A writer that died mid-frame, restarted without repair: the torn frame's bytes and the

@@ -32,10 +32,8 @@ fn an_intact_stream_verifies_with_every_framing_mapped_or_streamed() {
 
 #[test]
 fn a_flipped_byte_is_reported_with_its_frame_index_and_offset() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(1000, ChecksumKind::XxHash64);
-    let damaged = flipped(&bytes, at[613] + 30, 0x01);
-    let path = dir.file("flipped", &damaged);
+    let Capture { dir, bytes, at } = Capture::new(1000, ChecksumKind::XxHash64);
+    let (damaged, path) = dir.file_of("flipped", flipped(&bytes, at[613] + 30, 0x01));
     let expected = format!(
         "flatstream: frame 613 at byte offset {}: checksum mismatch: stored",
         at[613]
@@ -55,8 +53,7 @@ fn a_flipped_byte_is_reported_with_its_frame_index_and_offset() {
 
 #[test]
 fn a_cut_tail_is_a_torn_frame_at_its_offset() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(200, ChecksumKind::Crc32);
+    let Capture { dir, bytes, at } = Capture::new(200, ChecksumKind::Crc32);
     let path = dir.file("cut", &bytes[..bytes.len() - 10]);
     assert_starts_with(
         &run(&["verify", &path]).one_line_error(1),
@@ -71,8 +68,7 @@ fn a_cut_tail_is_a_torn_frame_at_its_offset() {
 
 #[test]
 fn all_goes_on_past_every_error_and_counts_them() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(1000, ChecksumKind::Crc32c);
+    let Capture { dir, bytes, at } = Capture::new(1000, ChecksumKind::Crc32c);
     let mut damaged = bytes.clone();
     for frame in [100, 500, 900] {
         damaged[at[frame] as usize + 12] ^= 0xFF;
@@ -111,8 +107,7 @@ fn the_wrong_checksum_gets_a_did_you_mean() {
 
 #[test]
 fn a_schema_verifies_every_payload() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(300, ChecksumKind::XxHash64);
     let path = dir.file("t", &bytes);
     let out = run(&["verify", &path, "--schema", &telemetry_bfbs()]);
     assert_ends_with(
@@ -188,8 +183,7 @@ fn all_zero_bytes_cannot_be_verified_without_a_framing() {
 
 #[test]
 fn all_counts_in_words_one_error_one_frame() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(2, ChecksumKind::Crc32);
+    let Capture { dir, bytes, at } = Capture::new(2, ChecksumKind::Crc32);
     // The second frame's payload damaged: one frame verifies, one error, its bytes skipped.
     let path = dir.file("d", &flipped(&bytes, at[1] + 12, 1));
     let line = run(&["verify", &path, "--all"]).one_line_error(1);
@@ -207,11 +201,9 @@ fn all_counts_in_words_one_error_one_frame() {
 
 #[test]
 fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(300, ChecksumKind::XxHash64);
+    let Capture { dir, bytes, at } = Capture::new(300, ChecksumKind::XxHash64);
     // Frame 100's length made to run past the end of the stream (its high byte set).
-    let damaged = long_length(&bytes, at[100]);
-    let path = dir.file("d", &damaged);
+    let path = dir.file("d", &long_length(&bytes, at[100]));
     let r = run(&["verify", &path, "--all", "--json"]).exits(1).json();
     let damage = r["damage"].as_array().unwrap();
     assert_eq!(damage.len(), 1, "{r}");
@@ -263,12 +255,10 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
 
 #[test]
 fn all_stops_at_the_first_corrupt_frame_of_a_stream_without_a_checksum() {
-    let dir = Dir::new();
-    let (bytes, at) = telemetry_at(300, ChecksumKind::None);
+    let Capture { dir, bytes, at } = Capture::new(300, ChecksumKind::None);
     // Frame 100's length made to run past the end: with no checksum, nothing tells where the
     // next frame starts, and the bytes after it must not be read as frames.
-    let damaged = long_length(&bytes, at[100]);
-    let path = dir.file("d", &damaged);
+    let path = dir.file("d", &long_length(&bytes, at[100]));
     for extra in [
         &[][..],
         &["--no-mmap"],

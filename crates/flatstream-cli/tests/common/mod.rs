@@ -203,6 +203,25 @@ pub fn telemetry_at(n: u64, kind: ChecksumKind) -> (Vec<u8>, Vec<u64>) {
     (bytes, at)
 }
 
+/// A scratch directory with [`telemetry_at`]`(n, kind)`: the opening of most tests, which then
+/// write the stream (damaged, cut or whole) into the directory.
+pub struct Capture {
+    pub dir: Dir,
+    pub bytes: Vec<u8>,
+    pub at: Vec<u64>,
+}
+
+impl Capture {
+    pub fn new(n: u64, kind: ChecksumKind) -> Self {
+        let (bytes, at) = telemetry_at(n, kind);
+        Capture {
+            dir: Dir::new(),
+            bytes,
+            at,
+        }
+    }
+}
+
 /// 100 telemetry readings framed with CRC-32, written to `dir` twice: intact as `good.EXT`,
 /// and as `bad.EXT` with a bit of frame 9's payload flipped (a checksum mismatch there).
 pub struct GoodAndBad {
@@ -282,6 +301,12 @@ impl Dir {
         let path = self.0.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         path.to_str().unwrap().to_owned()
+    }
+
+    /// Writes `bytes` to `name` in the directory, and returns them with the file's path.
+    pub fn file_of(&self, name: &str, bytes: Vec<u8>) -> (Vec<u8>, String) {
+        let path = self.file(name, &bytes);
+        (bytes, path)
     }
 
     /// The path of `name` in the directory, as a string.
