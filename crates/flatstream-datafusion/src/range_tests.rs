@@ -57,10 +57,19 @@ fn partition(
         let mut reader =
             RangeReader::open(src, range, checksum(kind), DEFAULT_MAX_FRAME_LEN, sizes).await?;
         let mut out = Vec::new();
-        while let Some(frame) = reader.next().await? {
+        // As a scan drives it: the frames already buffered, then the async way.
+        loop {
+            let frame = match reader.next_buffered() {
+                Some(frame) => frame,
+                None => match reader.next().await? {
+                    Some(frame) => frame,
+                    None => break,
+                },
+            };
             out.push((frame.offset, reader.bytes()[frame.payload].to_vec()));
         }
         // A reader ends once: after its last frame or its error.
+        assert!(reader.next_buffered().is_none());
         assert!(reader.next().await?.is_none());
         Ok(out)
     })

@@ -3,7 +3,7 @@
 
 use crate::error::Error;
 use crate::options::ScanSpec;
-use crate::range::{ByteSource, RangeReader, Sizes, StoreFile};
+use crate::range::{ByteSource, FrameRef, RangeReader, Sizes, StoreFile};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::Result;
 use datafusion::common::tree_node::TreeNodeRecursion;
@@ -271,6 +271,19 @@ struct Scan {
 }
 
 impl Scan {
+    /// Converts `frame`'s payload into the batch being built.
+    #[inline]
+    fn append(&mut self, frame: FrameRef) -> Result<(), Error> {
+        let payload = &self.reader.bytes()[frame.payload];
+        match self.converter.append(frame.offset, payload) {
+            Ok(_) => Ok(()),
+            Err(source) => Err(Error::Convert {
+                path: self.reader.name().to_owned(),
+                source,
+            }),
+        }
+    }
+
     /// The next batch: up to the plan's batch size of rows, converted from the frames that
     /// follow; `None` at the end of the range.
     async fn next_batch(mut self) -> Option<(Result<RecordBatch>, Self)> {
@@ -284,23 +297,29 @@ impl Scan {
         // Counted here and added to the metric (an atomic) once per batch.
         let mut frames = 0;
         while self.converter.len() < size {
-            let failed = match self.reader.next().await {
-                Ok(Some(frame)) => {
-                    frames += 1;
-                    let payload = &self.reader.bytes()[frame.payload.clone()];
-                    match self.converter.append(frame.offset, payload) {
-                        Ok(_) => continue,
-                        Err(source) => Error::Convert {
-                            path: self.reader.name().to_owned(),
-                            source,
-                        },
+            // The frames already read, without an await (and without moving each one
+            // through this future's state); then the reader's async way.
+            let failed = if let Some(frame) = self.reader.next_buffered() {
+                frames += 1;
+                match self.append(frame) {
+                    Ok(()) => continue,
+                    Err(e) => e,
+                }
+            } else {
+                match self.reader.next().await {
+                    Ok(Some(frame)) => {
+                        frames += 1;
+                        match self.append(frame) {
+                            Ok(()) => continue,
+                            Err(e) => e,
+                        }
                     }
+                    Ok(None) => {
+                        self.done = true;
+                        break;
+                    }
+                    Err(e) => e,
                 }
-                Ok(None) => {
-                    self.done = true;
-                    break;
-                }
-                Err(e) => e,
             };
             self.done = true;
             if self.converter.is_empty() {
