@@ -3,7 +3,7 @@
 //! the hint after a wrong `--checksum`.
 
 use crate::failure::Failure;
-use crate::walk::describe;
+use crate::failure::describe;
 use flatstream::checksum::{AnyChecksum, ChecksumKind, Trial, TrialEnd};
 pub(crate) use flatstream::checksum::{Detection, detect};
 

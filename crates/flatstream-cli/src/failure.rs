@@ -1,5 +1,6 @@
 //! How a command ends: an exit status, and for a failure one line for stderr.
 
+use flatstream::Error;
 use std::cell::Cell;
 use std::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -174,6 +175,30 @@ pub(crate) fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "the verifier panicked".to_owned())
     })
+}
+
+/// A frame's error in words, without the offset (the caller puts the frame's index and offset
+/// first).
+pub(crate) fn describe(error: &Error) -> String {
+    match error {
+        Error::ChecksumMismatch {
+            expected, actual, ..
+        } => format!("checksum mismatch: stored {expected:#x}, computed {actual:#x}"),
+        Error::FrameTooLarge { len, max, .. } => {
+            format!("declares a payload of {len} bytes, over the bound of {max}")
+        }
+        Error::UnexpectedEof {
+            needed, present, ..
+        } => format!(
+            "the stream ends inside it ({present} of its {needed} bytes present: a torn tail)"
+        ),
+        Error::InvalidFlatbuffer { error, .. } => {
+            format!("invalid FlatBuffer: {}", flatstream_reflect::explain(error))
+        }
+        Error::Validation { details, .. } => format!("rejected: {details}"),
+        Error::Io { source, .. } => format!("read error: {}", io_message(source)),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]

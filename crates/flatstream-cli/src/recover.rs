@@ -3,12 +3,12 @@
 //! `Salvage`.
 
 use crate::detect::{self, Framing};
+use crate::failure::describe;
 use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input, create_output};
 use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
 use crate::verify::salvage_bound;
-use crate::walk::describe;
 use flatstream::checksum::ChecksumKind;
 use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged, StreamEnd};
 use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Frames, StreamWriter};

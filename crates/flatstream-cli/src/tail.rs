@@ -10,10 +10,10 @@
 
 use crate::cat::{FramePrinter, load_schema};
 use crate::detect::{self, Detection, Framing};
+use crate::failure::describe;
 use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input};
 use crate::options::TailArgs;
-use crate::walk::describe;
 use flatstream::journal::{Followed, Follower};
 use flatstream::{ChecksumDeframer, Error, Frames, XxHash64};
 use std::collections::VecDeque;

@@ -17,12 +17,13 @@
 //! small files into splits of a few dozen bytes with it).
 
 use crate::detect::{self, Framing};
+use crate::failure::describe;
 use crate::failure::{Failure, Status, count};
 use crate::input::{Access, Input};
 use crate::options::VerifyArgs;
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
-use crate::walk::{damaged_words, describe, ends_inside};
+use crate::walk::{damaged_words, ends_inside};
 use flatstream::checksum::{Checksum, ChecksumKind, WithChecksum};
 use flatstream::read::MessageReader;
 use flatstream::repair::{Salvage, Salvaged};

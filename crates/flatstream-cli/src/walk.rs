@@ -2,7 +2,7 @@
 //! wrong in words: what `inspect`, `cat`, `convert` and `export` share.
 
 use crate::detect::{self, Framing};
-use crate::failure::{Failure, io_message};
+use crate::failure::{Failure, describe};
 use crate::input::Input;
 use crate::options::FramingArgs;
 use crate::progress::Progress;
@@ -166,30 +166,6 @@ impl Framed {
             "--checksum",
         ));
         Some(damage)
-    }
-}
-
-/// A frame's error in words, without the offset (the caller puts the frame's index and offset
-/// first).
-pub(crate) fn describe(error: &Error) -> String {
-    match error {
-        Error::ChecksumMismatch {
-            expected, actual, ..
-        } => format!("checksum mismatch: stored {expected:#x}, computed {actual:#x}"),
-        Error::FrameTooLarge { len, max, .. } => {
-            format!("declares a payload of {len} bytes, over the bound of {max}")
-        }
-        Error::UnexpectedEof {
-            needed, present, ..
-        } => format!(
-            "the stream ends inside it ({present} of its {needed} bytes present: a torn tail)"
-        ),
-        Error::InvalidFlatbuffer { error, .. } => {
-            format!("invalid FlatBuffer: {}", flatstream_reflect::explain(error))
-        }
-        Error::Validation { details, .. } => format!("rejected: {details}"),
-        Error::Io { source, .. } => format!("read error: {}", io_message(source)),
-        other => other.to_string(),
     }
 }
 
