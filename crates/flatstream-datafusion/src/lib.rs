@@ -76,8 +76,10 @@
 //!
 //! A damaged frame fails the query with an error naming the file and the frame's offset; a
 //! payload that is not a valid FlatBuffer of the root type can be skipped and counted instead
-//! (`skip_invalid`, metric `skipped_frames`). Every error of this crate reaches DataFusion as
-//! `DataFusionError::External` holding an [`Error`].
+//! (`skip_invalid`, metric `skipped_frames`). A scan verifies what the query reads: each
+//! frame's root table and the fields of its projection, each whole; `verify_unread` verifies
+//! every field, so that the frames skipped do not depend on the columns selected. Every error
+//! of this crate reaches DataFusion as `DataFusionError::External` holding an [`Error`].
 //!
 //! # Metrics
 //!
