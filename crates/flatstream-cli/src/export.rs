@@ -207,7 +207,8 @@ mod imp {
                 .any(|c| c == flatstream_arrow::OFFSET_COLUMN);
         options
             .offset_column(offset)
-            .skip_invalid(args.table.skip_invalid);
+            .skip_invalid(args.table.skip_invalid)
+            .verify_unread(args.table.verify_unread);
         let plan = Plan::new(&schema, &options)
             .map_err(|e| Failure::error(format_args!("{shown}: {e}")))?;
         if args.columns.is_empty() {

@@ -158,6 +158,9 @@ pub(crate) struct TableArgs {
     /// Skip messages the schema rejects, and count them, instead of stopping.
     #[arg(long)]
     pub(crate) skip_invalid: bool,
+    /// Verify every field of each message, not only the columns read.
+    #[arg(long)]
+    pub(crate) verify_unread: bool,
 }
 
 /// `--max-frame-len` in salvage, whose default bound is another (its help says which).
@@ -651,6 +654,8 @@ Without --checksum, each FILE's framing is detected from its leading frames. A f
 not verify (checksum, bound, torn tail) or a message the schema rejects stops the export with
 one line naming the file, the frame's index and its byte offset; --skip-invalid skips messages
 the schema rejects (not damaged frames: run flatstream salvage first) and counts them on stderr.
+A message is verified as far as it is exported: its table and the exported fields (with
+--columns, only those; --verify-unread verifies every field).
 
 Exit status:
   0  every frame was exported
@@ -704,8 +709,9 @@ file, a directory (every file in it) or a glob, each file a stream of frames rea
   flatstream query -s telemetry.bfbs --format json \"SELECT * FROM 'demo.fstream' WHERE value > 90 LIMIT 5\"
 
 Without --checksum, each file's framing is detected from its leading frames. Every message is
-verified against the schema before it is read; a frame that does not verify or a message the
-schema rejects stops the query, and its error names the file and the frame's byte offset.
+verified against the schema before it is read: its table, and the fields the query reads (with
+--verify-unread, every field). A frame that does not verify or a message the schema rejects
+stops the query, and its error names the file and the frame's byte offset.
 
 Exit status:
   0  the query ran and its rows were printed

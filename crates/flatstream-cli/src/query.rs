@@ -43,6 +43,7 @@ mod imp {
             options.max_frame_len = max;
         }
         options.skip_invalid = args.table.skip_invalid;
+        options.verify_unread = args.table.verify_unread;
         // The schema is loaded and the options checked before any SQL: their errors are the
         // user's (status 2), named as the other commands name them.
         options

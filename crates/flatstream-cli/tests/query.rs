@@ -158,3 +158,51 @@ fn errors_of_the_sql_are_status_2_and_damaged_data_status_1() {
     assert_contains(&line, &format!("offset {}", at[9]));
     assert_contains(&line, "checksum mismatch");
 }
+
+/// A telemetry payload whose `timestamp` field points past the payload's end (its vtable entry
+/// changed): not a valid message, but its `device_id` and `value` are intact.
+fn bad_timestamp() -> Vec<u8> {
+    let mut payload = payloads(&telemetry(1, ChecksumKind::None), ChecksumKind::None).remove(0);
+    let le32 = |at: usize| u32::from_le_bytes(payload[at..at + 4].try_into().unwrap());
+    let table = le32(0) as usize;
+    let vtable = (table as i64 - i64::from(le32(table) as i32)) as usize;
+    // Slot 6: the second field, `timestamp`.
+    payload[vtable + 6..vtable + 8].copy_from_slice(&0xFFF0u16.to_le_bytes());
+    payload
+}
+
+#[test]
+fn a_query_verifies_the_fields_it_reads_and_verify_unread_every_field() {
+    let (dir, schema) = (Dir::new(), telemetry_bfbs());
+    let path = dir.file(
+        "t.fstream",
+        &framed(ChecksumKind::XxHash64, &[bad_timestamp()]),
+    );
+    let intact = Reading::nth(0);
+
+    let sql = format!("SELECT device_id, value FROM '{path}'");
+    let rows = run(&["query", "-s", &schema, "--format", "json", &sql])
+        .ok()
+        .json_lines();
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0]["device_id"].as_u64(), Some(intact.device_id));
+    assert_eq!(rows[0]["value"].as_f64(), Some(intact.value));
+
+    let sql = format!("SELECT timestamp FROM '{path}'");
+    let line = run(&["query", "-s", &schema, &sql]).one_line_error(1);
+    assert_contains(&line, "t.fstream");
+    let sql = format!("SELECT device_id FROM '{path}'");
+    let line = run(&["query", "-s", &schema, "--verify-unread", &sql]).one_line_error(1);
+    assert_contains(&line, "t.fstream");
+
+    // export reads every column unless --columns says otherwise.
+    let export = |extra: &[&str]| {
+        let mut args = vec!["export", &path[..], "-s", &schema, "--to", "jsonl"];
+        args.extend(extra);
+        run(&args)
+    };
+    export(&[]).one_line_error(1);
+    let rows = export(&["--columns", "value"]).ok().json_lines();
+    assert_eq!(rows[0]["value"].as_f64(), Some(intact.value));
+    export(&["--columns", "value", "--verify-unread"]).one_line_error(1);
+}
