@@ -74,8 +74,9 @@ use crate::{FlatstreamSource, ScanSpec};
 /// It carries the file groups with their byte ranges, the projection, the limit, the batch
 /// size and the statistics (datafusion-proto's `FileScanExecConf`), and the scan's
 /// [`ScanSpec`]: the binary schema's bytes, the root type, the checksum, the enum setting,
-/// the `_offset` column, `skip_invalid`, `verify_unread` and the frame bound. A [`FlatstreamSource`] pushes
-/// no filter down, so there is none to carry. Any other plan node is left to the next codec.
+/// the `_offset` column, `skip_invalid`, `verify_unread` and the frame bound. A
+/// [`FlatstreamSource`] pushes no filter down, so there is none to carry. Any other plan node
+/// is left to the next codec.
 ///
 /// Both ends must run the same version of this crate: the spec's layout is its own.
 /// Register it with [`FlatstreamDistributedExt::with_flatstream_codec`].
