@@ -8,8 +8,6 @@
 //!   (uoffset) that points to them;
 //! - structs and fixed arrays: the position of the struct, inline.
 
-use crate::read::{self, Le, ReadResult};
-use crate::scalar::IntWidth;
 use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, StringBuilder};
 use arrow_array::types::{
     Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type,
@@ -21,6 +19,8 @@ use arrow_array::{
 };
 use arrow_buffer::{NullBufferBuilder, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, FieldRef, Fields};
+use flatstream_reflect::ScalarType;
+use flatstream_reflect::read::{self, Le, ReadResult};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -64,8 +64,8 @@ pub(crate) struct EnumNames {
 /// names, the others the numbers without a name met in this batch.
 #[derive(Debug)]
 pub(crate) struct EnumCol {
-    /// How the value is stored: 1, 2, 4 or 8 bytes, signed or not.
-    pub(crate) width: IntWidth,
+    /// How the value is stored: an integer of 1, 2, 4 or 8 bytes, signed or not.
+    pub(crate) width: ScalarType,
     pub(crate) default: Option<i128>,
     pub(crate) names: Arc<EnumNames>,
     pub(crate) keys: PrimitiveBuilder<Int32Type>,
@@ -77,7 +77,7 @@ impl EnumCol {
     #[inline]
     fn append(&mut self, buf: &[u8], at: Option<usize>) -> ReadResult {
         let value = match at {
-            Some(at) => self.width.read(buf, at)?,
+            Some(at) => self.width.read_integer(buf, at)?,
             None => match self.default {
                 Some(v) => v,
                 None => {
@@ -247,12 +247,7 @@ impl Col {
             Col::F64(c) => c.append(buf, at)?,
             Col::Enum(c) => c.append(buf, at)?,
             Col::Utf8 { b, nullable } => match at {
-                Some(at) => {
-                    let (start, len) = read::vector(buf, at, 1)?;
-                    let s = std::str::from_utf8(&buf[start..start + len])
-                        .map_err(|e| format!("the string at byte {start} is not UTF-8: {e}"))?;
-                    b.append_value(s);
-                }
+                Some(at) => b.append_value(read::string(buf, at)?),
                 None if *nullable => b.append_null(),
                 None => b.append_value(""),
             },

@@ -5,12 +5,11 @@ use crate::column::{
 };
 use crate::error::{Error, Result};
 use crate::options::Enums;
-use crate::scalar::IntWidth;
 use arrow_array::builder::{BinaryBuilder, BooleanBuilder, PrimitiveBuilder, StringBuilder};
 use arrow_buffer::NullBufferBuilder;
 use arrow_schema::{Field as ArrowField, Fields};
 use flatbuffers_reflection::reflection::{self, BaseType, Field, Type};
-use flatstream_reflect::{is_scalar, scalar_size};
+use flatstream_reflect::{ScalarType, is_scalar, scalar_size};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -48,57 +47,7 @@ pub(crate) fn columns<'s>(schema: &reflection::Schema<'s>, table: usize) -> Vec<
 /// For each object of the schema: whether it is a table reachable from itself (through table
 /// fields, vectors of tables and union members).
 pub(crate) fn recursive_tables(schema: &reflection::Schema<'_>) -> Vec<bool> {
-    let objects = schema.objects();
-    let children = |i: usize| -> Vec<usize> {
-        let mut out = Vec::new();
-        for f in objects.get(i).fields() {
-            let ty = f.type_();
-            let object = match ty.base_type() {
-                BaseType::Obj => Some(ty.index()),
-                BaseType::Vector if ty.element() == BaseType::Obj => Some(ty.index()),
-                _ => None,
-            };
-            if let Some(i) = object.and_then(|i| usize::try_from(i).ok()) {
-                if i < objects.len() && !objects.get(i).is_struct() {
-                    out.push(i);
-                }
-            }
-            if matches!(ty.base_type(), BaseType::Union)
-                || (ty.base_type() == BaseType::Vector && ty.element() == BaseType::Union)
-            {
-                if let Ok(e) = usize::try_from(ty.index()) {
-                    for v in schema.enums().get(e).values() {
-                        if let Some(m) = v.union_type().filter(|t| t.base_type() == BaseType::Obj) {
-                            if let Ok(m) = usize::try_from(m.index()) {
-                                if m < objects.len() && !objects.get(m).is_struct() {
-                                    out.push(m);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        out
-    };
-    (0..objects.len())
-        .map(|start| {
-            if objects.get(start).is_struct() {
-                return false;
-            }
-            let mut seen = vec![false; objects.len()];
-            let mut stack = children(start);
-            while let Some(i) = stack.pop() {
-                if i == start {
-                    return true;
-                }
-                if !std::mem::replace(&mut seen[i], true) {
-                    stack.extend(children(i));
-                }
-            }
-            false
-        })
-        .collect()
+    flatstream_reflect::recursive_tables(schema)
 }
 
 impl<'s> Compiler<'s> {
@@ -312,7 +261,7 @@ impl<'s> Compiler<'s> {
         let e =
             usize::try_from(ty.index()).map_err(|_| unsupported(path, "a union without type"))?;
         let tag = match self.enums {
-            Enums::Names => self.enumeration(e, IntWidth::U8, Some(0)),
+            Enums::Names => self.enumeration(e, ScalarType::U8, Some(0)),
             _ => Col::U8(Prim::new(Some(0))),
         };
         let mut arrow = vec![ArrowField::new("type", tag.data_type(), false)];
@@ -362,7 +311,7 @@ impl<'s> Compiler<'s> {
     /// absent field, `None` for null.
     fn scalar(&mut self, base: BaseType, index: i32, default: Option<Default>) -> Col {
         if let (Enums::Names, Ok(e)) = (self.enums, usize::try_from(index)) {
-            if let Some(width) = IntWidth::of(base) {
+            if let Some(width) = ScalarType::integer(base) {
                 let default = default.map(|d| i128::from(d.integer));
                 return self.enumeration(e, width, default);
             }
@@ -387,7 +336,7 @@ impl<'s> Compiler<'s> {
         }
     }
 
-    fn enumeration(&mut self, e: usize, width: IntWidth, default: Option<i128>) -> Col {
+    fn enumeration(&mut self, e: usize, width: ScalarType, default: Option<i128>) -> Col {
         let schema = &self.schema;
         let names = self
             .names

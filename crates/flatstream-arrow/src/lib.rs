@@ -80,10 +80,13 @@
 //!
 //! # Verification
 //!
-//! Every frame is verified before it is read, as `flatbuffers-reflection`'s verifier does it,
-//! with flatbuffers' default limits (depth 64, a million tables): the same checks, compiled
-//! once from the schema, accept exactly the payloads that verifier accepts, and the
-//! reflection verifier itself explains a rejection. A frame that fails is an
+//! Every frame is verified before it is read, by `flatstream_reflect::Verifier`, the verifier
+//! `flatstream verify --schema` runs: the checks of `flatbuffers-reflection`'s verifier with
+//! flatbuffers' default limits (tables nest 64 deep, a million tables), union types checked
+//! against their unions, every table verified as the type of each reference to it, and a
+//! budget on what reading a frame may cost (64 MiB, or 8 times the frame's payload if that is
+//! more, each shared reference counted as often as it is followed; a table reachable from
+//! itself costs a copy of the payload per column value). A frame that fails is an
 //! [`Error::InvalidFrame`] naming its offset, or, with [`Options::skip_invalid`], skipped and
 //! counted ([`Converter::skipped`]).
 //!
@@ -108,16 +111,12 @@ mod compile;
 mod error;
 mod options;
 mod plan;
-mod read;
-mod scalar;
 mod schema;
 mod verified;
-mod verify;
-mod verify_plan;
 
 pub use error::{Error, Result};
 pub use options::{Enums, Options};
-pub use plan::{Batches, Converter, OFFSET_COLUMN, Plan};
+pub use plan::{Batches, Converter, MAX_TYPES, OFFSET_COLUMN, Plan};
 pub use schema::BinarySchema;
 
 /// The arrow-array crate (arrow 59, the version DataFusion 55 uses): [`RecordBatch`](arrow_array::RecordBatch)

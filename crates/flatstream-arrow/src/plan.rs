@@ -6,13 +6,16 @@ use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::schema::BinarySchema;
 use crate::verified::SchemaBytes;
-use crate::verify::FrameVerifier;
-use crate::verify_plan::VerifyPlan;
 use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::types::UInt64Type;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, Field, Fields, Schema, SchemaRef};
+use flatstream_reflect::Verifier;
 use std::sync::Arc;
+
+/// How many nested types (columns, struct and list fields) a plan may hold: a table whose type
+/// unfolds into more is refused ([`Error::Unsupported`]).
+pub const MAX_TYPES: usize = 10_000;
 
 /// The name of the column holding each row's frame offset ([`Options::offset_column`]).
 pub const OFFSET_COLUMN: &str = "_offset";
@@ -35,16 +38,15 @@ pub struct Plan {
 
 #[derive(Debug)]
 struct Inner {
-    /// The schema, rooted at the message table (what the verifier checks frames against).
+    /// The schema.
     bytes: SchemaBytes,
     root: usize,
     root_name: String,
     options: Options,
     recursive: Vec<bool>,
-    verifier: FrameVerifier,
-    /// The same verification compiled for speed; `None` if the schema has what it cannot
-    /// reproduce (then `verifier` does it all).
-    fast: Option<VerifyPlan>,
+    /// The verification of a whole frame (a recursive table's column copies the payload:
+    /// counted against the frame's budget).
+    verifier: Verifier,
     file_schema: SchemaRef,
     /// The number of columns that are fields (the offset column comes after them).
     fields: usize,
@@ -59,9 +61,24 @@ impl Plan {
         let (root, bytes) = schema.rooted(options.root_type.as_deref())?;
         let reflection = bytes.schema();
         let recursive = compile::recursive_tables(&reflection);
-        let verifier = FrameVerifier::new(&reflection, root);
-        let fast = VerifyPlan::compile(&reflection, root);
+        let verifier = Verifier::new(&reflection, root)?.copying(&recursive);
         let root_name = reflection.objects().get(root).name().to_owned();
+        // A schema's tables can share types: 40 tables each holding the next twice are a
+        // small schema and an Arrow type of 2^40 fields.
+        let types = flatstream_reflect::unfolded_size(&reflection, root);
+        if types > MAX_TYPES {
+            return Err(Error::Unsupported {
+                path: root_name,
+                what: format!(
+                    "a table whose type unfolds into {} nested types (more than {MAX_TYPES})",
+                    if types == usize::MAX {
+                        "more than 2^64".to_owned()
+                    } else {
+                        types.to_string()
+                    }
+                ),
+            });
+        }
         let mut compiler = Compiler::new(reflection, options.enums, &recursive);
         let table = compiler.table(root, false, "")?;
         let mut fields: Vec<Field> = table.fields.iter().map(|f| f.as_ref().clone()).collect();
@@ -83,7 +100,6 @@ impl Plan {
             options: options.clone(),
             recursive,
             verifier,
-            fast,
             file_schema: file_schema.clone(),
             fields: field_count,
         });
@@ -201,10 +217,9 @@ impl Plan {
             .then(PrimitiveBuilder::new);
         let reads_every_field = (0..self.inner.fields).all(|c| self.projection.contains(&c));
         let verifies_whole = self.inner.options.verify_unread || reads_every_field;
-        let fast = self.inner.fast.as_ref().map(|whole| {
-            if verifies_whole {
-                return whole.clone();
-            }
+        let verifier = if verifies_whole {
+            self.inner.verifier.clone()
+        } else {
             let read: Vec<u16> = slots
                 .iter()
                 .flat_map(|slot| match *slot {
@@ -213,19 +228,17 @@ impl Plan {
                 })
                 .flatten()
                 .collect();
-            whole.reading(&read)
-        });
+            self.inner.verifier.reading(&read)
+        };
         Converter {
             plan: self.clone(),
-            fast,
-            verifies_whole,
+            verifier,
             root: TableCol::new(Fields::empty(), slots, children, false),
             order,
             offsets,
             rows: 0,
             skipped: 0,
             poisoned: None,
-            seen: Vec::new(),
         }
     }
 
@@ -259,19 +272,15 @@ enum Out {
 #[derive(Debug)]
 pub struct Converter {
     plan: Plan,
-    /// The compiled verification of the fields this converter reads (all of them with
-    /// [`Options::verify_unread`]); `None` if the schema has none.
-    fast: Option<VerifyPlan>,
-    /// Whether `fast` checks every field (then it agrees with the reflection verifier).
-    verifies_whole: bool,
+    /// The verification of the fields this converter reads (all of them with
+    /// [`Options::verify_unread`]).
+    verifier: Verifier,
     root: TableCol,
     order: Vec<Out>,
     offsets: Option<PrimitiveBuilder<UInt64Type>>,
     rows: usize,
     skipped: u64,
     poisoned: Option<u64>,
-    /// Scratch of the compiled verifier (the tables of a payload it verified).
-    seen: Vec<bool>,
 }
 
 impl Converter {
@@ -298,7 +307,7 @@ impl Converter {
                 reason,
             });
         }
-        let read = crate::read::follow(payload, 0).and_then(|root| {
+        let read = flatstream_reflect::read::root(payload).and_then(|root| {
             if self.root.children.is_empty() {
                 Ok(())
             } else {
@@ -316,27 +325,10 @@ impl Converter {
         Ok(true)
     }
 
-    /// Verification: the compiled plan decides, and a payload it rejects goes to the
-    /// reflection verifier, which says why (and whose verdict stands, should they differ).
-    ///
-    /// The compiled plan checks only the fields this converter reads (unless
-    /// [`Options::verify_unread`]): a payload whose faults are all in other fields passes. A
-    /// payload it rejects is at fault in a field it reads, and the reflection verifier, which
-    /// checks the whole payload, rejects it too (its reason may name an earlier fault).
+    /// Verification of the fields this converter reads (unless [`Options::verify_unread`]):
+    /// a payload whose faults are all in other fields passes.
     fn verify(&mut self, payload: &[u8]) -> std::result::Result<(), String> {
-        let inner = &*self.plan.inner;
-        let fast = self.fast.as_ref();
-        if fast.is_some_and(|fast| fast.accepts(payload, &mut self.seen)) {
-            return Ok(());
-        }
-        let verdict = inner.verifier.verify(&inner.bytes.schema(), payload);
-        // A reduced plan can reject what the whole payload passes, in one corner (see
-        // `VerifyPlan::reading`); the whole plan never should.
-        debug_assert!(
-            fast.is_none() || !self.verifies_whole || verdict.is_err(),
-            "the compiled verifier rejected a payload the reflection verifier accepts"
-        );
-        verdict
+        self.verifier.verify(payload).map_err(|e| e.to_string())
     }
 
     /// The rows appended since the last [`finish`](Self::finish).

@@ -52,17 +52,9 @@ impl BinarySchema {
     }
 
     /// The index in `objects()` of the table frames hold (`name`, or the schema's root), and
-    /// the schema bytes to verify frames with: these bytes, or a copy whose root is that table
-    /// (the reflection verifier only verifies a schema's root type).
+    /// the schema bytes.
     pub(crate) fn rooted(&self, name: Option<&str>) -> Result<(usize, SchemaBytes)> {
-        let schema = self.bytes.schema();
-        let root = flatstream_reflect::root_table(&schema, name)?;
-        let is_root =
-            schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name());
-        if is_root {
-            return Ok((root, self.bytes.clone()));
-        }
-        let copy = flatstream_reflect::reroot(&schema, root);
-        Ok((root, SchemaBytes::new(copy.into())?))
+        let root = flatstream_reflect::root_table(&self.bytes.schema(), name)?;
+        Ok((root, self.bytes.clone()))
     }
 }

@@ -15,7 +15,8 @@
 use crate::options::BytesFormat;
 use crate::schema::Schema;
 use flatbuffers_reflection::reflection::{BaseType, Field, Object, Type};
-use flatstream_reflect::{is_scalar, scalar_size};
+use flatstream_reflect::read::{self, Le};
+use flatstream_reflect::{Scalar, ScalarType, is_scalar, scalar_size};
 use std::io::Write;
 
 /// Nesting deeper than this is refused (the verifier's own default depth is 64).
@@ -38,7 +39,7 @@ impl<'s> Printer<'s> {
     /// Appends `payload`, a verified FlatBuffer of the schema's message table, to `out` as
     /// one JSON object (no newline).
     pub(crate) fn message(&self, payload: &[u8], out: &mut Vec<u8>) -> WalkResult {
-        let root = read_u32(payload, 0)? as usize;
+        let root = read::root(payload)?;
         self.table(payload, root, self.schema.root, out, 0)
     }
 
@@ -62,18 +63,8 @@ impl<'s> Printer<'s> {
         if depth > MAX_DEPTH {
             return Err(format!("tables nested deeper than {MAX_DEPTH}"));
         }
-        let vtable =
-            i64::try_from(loc).map_err(|_| "offset out of range")? - i64::from(read_i32(buf, loc)?);
-        let vtable = usize::try_from(vtable).map_err(|_| "vtable before the buffer")?;
-        let vtable_len = usize::from(read_u16(buf, vtable)?);
-        let slot = |field: &Field<'_>| -> WalkResult<Option<usize>> {
-            let at = usize::from(field.offset());
-            if at + 2 > vtable_len {
-                return Ok(None);
-            }
-            let voffset = read_u16(buf, vtable + at)?;
-            Ok((voffset != 0).then(|| loc + usize::from(voffset)))
-        };
+        let vtable = read::vtable(buf, loc)?;
+        let slot = |field: &Field<'_>| read::field(buf, loc, vtable, field.offset());
         out.push(b'{');
         let mut first = true;
         for field in self.schema.fields(index) {
@@ -99,18 +90,15 @@ impl<'s> Printer<'s> {
                     // The union's type is the field just before it in the vtable.
                     // A schema that puts the union first in the vtable is not one flatc
                     // writes: an error, not an underflow.
-                    let type_field = usize::from(field.offset())
+                    let type_field = field
+                        .offset()
                         .checked_sub(2)
                         .ok_or("a union field without a type field before it")?;
-                    let discriminant = if type_field + 2 <= vtable_len {
-                        match read_u16(buf, vtable + type_field)? {
-                            0 => 0,
-                            at => read_u8(buf, loc + usize::from(at))?,
-                        }
-                    } else {
-                        0
+                    let discriminant = match read::field(buf, loc, vtable, type_field)? {
+                        Some(tag) => u8::read(buf, tag)?,
+                        None => 0,
                     };
-                    let at = follow(buf, pos)?;
+                    let at = read::follow(buf, pos)?;
                     self.union_value(buf, at, ty.index(), discriminant, out, depth)?;
                 }
                 other => return Err(format!("field type {other:?} is not supported")),
@@ -134,7 +122,7 @@ impl<'s> Printer<'s> {
         if self.object(child)?.is_struct() {
             self.strukt(buf, pos, child, out)
         } else {
-            self.table(buf, follow(buf, pos)?, child, out, depth + 1)
+            self.table(buf, read::follow(buf, pos)?, child, out, depth + 1)
         }
     }
 
@@ -161,7 +149,10 @@ impl<'s> Printer<'s> {
                     self.table(buf, at, child, out, depth + 1)
                 }
             }
-            BaseType::String => string_here(buf, at, out),
+            BaseType::String => {
+                json_string(read::string_at(buf, at)?, out);
+                Ok(())
+            }
             BaseType::None => {
                 out.extend_from_slice(b"null");
                 Ok(())
@@ -185,7 +176,14 @@ impl<'s> Printer<'s> {
                     self.strukt(buf, at, child, out)?;
                 }
                 BaseType::Array => {
-                    let size = ty.element_size() as usize;
+                    // `Type::element_size` is not a struct's size in flatc's schemas: the
+                    // struct's own `bytesize` is.
+                    let size = if ty.element() == BaseType::Obj {
+                        let child = self.object(type_index(ty.index())?)?;
+                        usize::try_from(child.bytesize()).map_err(|_| "bad struct size")?
+                    } else {
+                        scalar_size(ty.element())
+                    };
                     out.push(b'[');
                     for i in 0..usize::from(ty.fixed_length()) {
                         if i > 0 {
@@ -217,9 +215,6 @@ impl<'s> Printer<'s> {
         out: &mut Vec<u8>,
         depth: usize,
     ) -> WalkResult {
-        let at = follow(buf, pos)?;
-        let len = read_u32(buf, at)? as usize;
-        let start = at + 4;
         let element = ty.element();
         let size = match element {
             _ if is_scalar(element) => scalar_size(element),
@@ -236,10 +231,8 @@ impl<'s> Printer<'s> {
             other => return Err(format!("vectors of {other:?} are not supported")),
         };
         // The whole vector lies in the buffer: a hostile length cannot make the loop long.
-        let bytes = len
-            .checked_mul(size)
-            .and_then(|n| buf.get(start..start.checked_add(n)?))
-            .ok_or("vector runs past the end of the buffer")?;
+        let (start, len) = read::vector(buf, pos, size)?;
+        let bytes = &buf[start..start + len * size];
         if matches!(element, BaseType::UByte | BaseType::Byte) && ty.index() < 0 {
             out.push(b'"');
             match self.bytes {
@@ -275,55 +268,32 @@ impl<'s> Printer<'s> {
         index: i32,
         out: &mut Vec<u8>,
     ) -> WalkResult {
-        let value = match base {
-            BaseType::Bool => Scalar::Bool(read_u8(buf, pos)? != 0),
-            BaseType::Byte => Scalar::Int(i64::from(read_u8(buf, pos)? as i8)),
-            BaseType::UByte | BaseType::UType => Scalar::Int(i64::from(read_u8(buf, pos)?)),
-            BaseType::Short => Scalar::Int(i64::from(i16::from_le_bytes(read(buf, pos)?))),
-            BaseType::UShort => Scalar::Int(i64::from(read_u16(buf, pos)?)),
-            BaseType::Int => Scalar::Int(i64::from(read_i32(buf, pos)?)),
-            BaseType::UInt => Scalar::Int(i64::from(read_u32(buf, pos)?)),
-            BaseType::Long => Scalar::Int(i64::from_le_bytes(read(buf, pos)?)),
-            BaseType::ULong => Scalar::UInt(u64::from_le_bytes(read(buf, pos)?)),
-            BaseType::Float => Scalar::F32(f32::from_le_bytes(read(buf, pos)?)),
-            BaseType::Double => Scalar::F64(f64::from_le_bytes(read(buf, pos)?)),
-            other => return Err(format!("scalar type {other:?} is not supported")),
-        };
-        self.write_scalar(value, index, out);
+        let ty = ScalarType::of(base).ok_or_else(|| format!("{base:?} is not a scalar"))?;
+        self.write_scalar(ty.read(buf, pos)?, index, out);
         Ok(())
     }
 
     /// The default of an absent scalar field.
     fn default(&self, field: &Field<'_>, out: &mut Vec<u8>) -> WalkResult {
         let ty = field.type_();
-        let value = match ty.base_type() {
-            BaseType::Bool => Scalar::Bool(field.default_integer() != 0),
-            BaseType::ULong => Scalar::UInt(field.default_integer() as u64),
-            BaseType::Float => Scalar::F32(field.default_real() as f32),
-            BaseType::Double => Scalar::F64(field.default_real()),
-            _ => Scalar::Int(field.default_integer()),
-        };
-        self.write_scalar(value, ty.index(), out);
+        let scalar = ScalarType::of(ty.base_type())
+            .ok_or_else(|| format!("{:?} is not a scalar", ty.base_type()))?;
+        self.write_scalar(scalar.default_of(field), ty.index(), out);
         Ok(())
     }
 
     fn write_scalar(&self, value: Scalar, index: i32, out: &mut Vec<u8>) {
-        let name = match value {
-            Scalar::Int(v) if index >= 0 => self.enum_value(index, v).map(|v| v.name()),
-            Scalar::UInt(v) if index >= 0 => i64::try_from(v)
-                .ok()
-                .and_then(|v| self.enum_value(index, v))
-                .map(|v| v.name()),
-            _ => None,
-        };
+        let name = (index >= 0 && value.ty().is_integer())
+            .then(|| i64::try_from(value.as_i128()).ok())
+            .flatten()
+            .and_then(|v| self.enum_value(index, v))
+            .map(|v| v.name());
         if let Some(name) = name {
             json_string(name, out);
             return;
         }
         let _ = match value {
             Scalar::Bool(v) => write!(out, "{v}"),
-            Scalar::Int(v) => write!(out, "{v}"),
-            Scalar::UInt(v) => write!(out, "{v}"),
             Scalar::F32(v) if v.is_finite() => {
                 serde_json::to_writer(&mut *out, &v).map_err(std::io::Error::from)
             }
@@ -332,6 +302,7 @@ impl<'s> Printer<'s> {
             }
             Scalar::F32(v) => write!(out, "\"{}\"", non_finite(f64::from(v))),
             Scalar::F64(v) => write!(out, "\"{}\"", non_finite(v)),
+            integer => write!(out, "{}", integer.as_i128()),
         };
     }
 
@@ -345,15 +316,6 @@ impl<'s> Printer<'s> {
         let e = enums.get(usize::try_from(index).ok().filter(|&i| i < enums.len())?);
         e.values().iter().find(|v| v.value() == value)
     }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Scalar {
-    Bool(bool),
-    Int(i64),
-    UInt(u64),
-    F32(f32),
-    F64(f64),
 }
 
 fn non_finite(v: f64) -> &'static str {
@@ -383,51 +345,13 @@ fn json_string(s: &str, out: &mut Vec<u8>) {
 
 /// The string whose offset is at `pos`.
 fn string(buf: &[u8], pos: usize, out: &mut Vec<u8>) -> WalkResult {
-    string_here(buf, follow(buf, pos)?, out)
-}
-
-/// The string at `at` (its length, then its bytes).
-fn string_here(buf: &[u8], at: usize, out: &mut Vec<u8>) -> WalkResult {
-    let len = read_u32(buf, at)? as usize;
-    let bytes = buf
-        .get(at + 4..(at + 4).checked_add(len).ok_or("string too long")?)
-        .ok_or("string runs past the end of the buffer")?;
-    let s = std::str::from_utf8(bytes).map_err(|e| format!("string is not UTF-8: {e}"))?;
-    json_string(s, out);
+    json_string(read::string(buf, pos)?, out);
     Ok(())
-}
-
-/// Where the offset (uoffset) at `pos` points.
-fn follow(buf: &[u8], pos: usize) -> WalkResult<usize> {
-    Ok(pos + read_u32(buf, pos)? as usize)
 }
 
 /// The object index of a type (`Type::index`), which is -1 when the type has none.
 fn type_index(index: i32) -> WalkResult<usize> {
     usize::try_from(index).map_err(|_| "no type index".to_owned())
-}
-
-fn read<const N: usize>(buf: &[u8], pos: usize) -> WalkResult<[u8; N]> {
-    buf.get(pos..)
-        .and_then(|rest| rest.first_chunk::<N>())
-        .copied()
-        .ok_or_else(|| format!("read past the end of the buffer at {pos}"))
-}
-
-fn read_u8(buf: &[u8], pos: usize) -> WalkResult<u8> {
-    Ok(read::<1>(buf, pos)?[0])
-}
-
-fn read_u16(buf: &[u8], pos: usize) -> WalkResult<u16> {
-    Ok(u16::from_le_bytes(read(buf, pos)?))
-}
-
-fn read_u32(buf: &[u8], pos: usize) -> WalkResult<u32> {
-    Ok(u32::from_le_bytes(read(buf, pos)?))
-}
-
-fn read_i32(buf: &[u8], pos: usize) -> WalkResult<i32> {
-    Ok(i32::from_le_bytes(read(buf, pos)?))
 }
 
 /// Standard base64 (RFC 4648), with padding.
@@ -485,12 +409,5 @@ mod tests {
         let mut out = Vec::new();
         hex(&[0, 0x0f, 0xa0, 0xff], &mut out);
         assert_eq!(out, b"000fa0ff");
-    }
-
-    #[test]
-    fn reads_past_the_end_are_errors() {
-        assert!(read_u32(&[1, 2, 3], 0).is_err());
-        assert!(read_u32(&[1, 2, 3, 4], usize::MAX).is_err());
-        assert_eq!(read_u16(&[1, 2, 3], 1), Ok(0x0302));
     }
 }

@@ -2,6 +2,7 @@
 
 use crate::detect::{self, Framing};
 use crate::failure::Failure;
+use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flatstream::checksum::ChecksumKind;
 use flatstream::framing::DEFAULT_MAX_FRAME_LEN;
@@ -153,7 +154,7 @@ pub(crate) struct TableArgs {
     pub(crate) schema: PathBuf,
     /// The table each message is (default: the schema's root_type). A full name
     /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE")]
+    #[arg(long, value_name = "TABLE", value_parser = NonEmptyStringValueParser::new())]
     pub(crate) root_type: Option<String>,
     /// Skip messages the schema rejects, and count them, instead of stopping.
     #[arg(long)]
@@ -186,7 +187,7 @@ pub(crate) struct SchemaArgs {
     pub(crate) schema: Option<PathBuf>,
     /// The table each message is (default: the schema's root_type). A full name
     /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE", requires = "schema")]
+    #[arg(long, value_name = "TABLE", requires = "schema", value_parser = NonEmptyStringValueParser::new())]
     pub(crate) root_type: Option<String>,
 }
 
@@ -562,7 +563,7 @@ pub(crate) struct PackArgs {
     pub(crate) schema: PathBuf,
     /// The table each line is (default: the schema's root_type). A full name (`fleet.Robot`)
     /// or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE")]
+    #[arg(long, value_name = "TABLE", value_parser = NonEmptyStringValueParser::new())]
     pub(crate) root_type: Option<String>,
     /// The checksum to frame the stream with: none, xxhash64, crc32, crc32c or crc16.
     #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind, default_value = "xxhash64")]

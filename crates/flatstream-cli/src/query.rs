@@ -32,6 +32,7 @@ mod imp {
     use std::io::{self, BufWriter, Write};
 
     pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
+        check_operators(&args.sql)?;
         let mut options = FlatstreamOptions::with_schema(args.table.schema.to_string_lossy());
         if let Some(root) = &args.table.root_type {
             options = options.root_type(root.as_str());
@@ -56,6 +57,60 @@ mod imp {
         runtime.block_on(query(args, options))
     }
 
+    /// How many operators a query may hold. DataFusion's planner and optimizer recurse once
+    /// per operator of an expression (`1 + 1 + …` is a chain as deep as it is long), and a
+    /// chain of some thousands overflows their stack: the query is refused before planning.
+    pub(super) const MAX_OPERATORS: usize = 1_000;
+
+    /// Refuses a query with more than [`MAX_OPERATORS`] operators. The tokenizer is a loop;
+    /// SQL it cannot read is left to the parser, which says why.
+    fn check_operators(sql: &str) -> Result<(), Failure> {
+        use datafusion::sql::sqlparser::dialect::GenericDialect;
+        use datafusion::sql::sqlparser::keywords::Keyword;
+        use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+        let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
+            return Ok(());
+        };
+        let operators = tokens
+            .iter()
+            .filter(|t| match t {
+                Token::Word(w) => matches!(
+                    w.keyword,
+                    Keyword::AND | Keyword::OR | Keyword::NOT | Keyword::IS | Keyword::LIKE
+                ),
+                Token::Plus
+                | Token::Minus
+                | Token::Mul
+                | Token::Div
+                | Token::Mod
+                | Token::StringConcat
+                | Token::Eq
+                | Token::DoubleEq
+                | Token::Neq
+                | Token::Lt
+                | Token::Gt
+                | Token::LtEq
+                | Token::GtEq
+                | Token::Spaceship
+                | Token::Caret
+                | Token::Ampersand
+                | Token::Pipe
+                | Token::ShiftLeft
+                | Token::ShiftRight
+                | Token::DoubleColon
+                | Token::LBracket => true,
+                _ => false,
+            })
+            .count();
+        if operators > MAX_OPERATORS {
+            return Err(Failure::error(format_args!(
+                "the query holds {operators} operators, more than the {MAX_OPERATORS} a query \
+                 may hold (the planner recurses once per operator)"
+            )));
+        }
+        Ok(())
+    }
+
     /// A schema error, naming the schema file (flatstream-datafusion names it when it cannot
     /// read it).
     fn schema_error(e: flatstream_datafusion::Error, args: &QueryArgs) -> String {
@@ -66,7 +121,7 @@ mod imp {
     }
 
     async fn query(args: &QueryArgs, options: FlatstreamOptions) -> Result<Status, Failure> {
-        let ctx = SessionContext::new().enable_url_table();
+        let ctx = SessionContext::new().enable_flatstream_url_table();
         ctx.set_flatstream_options(options).map_err(usage)?;
         let frame = ctx.sql(&args.sql).await.map_err(usage)?;
         let schema: SchemaRef = frame.schema().inner().clone();

@@ -1,12 +1,8 @@
-//! A binary schema (`.bfbs`, from `flatc -b --schema`), read with `flatbuffers-reflection`,
-//! and the verification of payloads against it.
-//!
-//! The reflection crate verifies a buffer against the schema's `root_type` only. For
-//! `--root-type T`, the schema is copied with `T` as its root (objects and enums as they are),
-//! and that copy is what the verifier reads.
+//! A binary schema (`.bfbs`, from `flatc -b --schema`) loaded for the process's lifetime, and
+//! the verification of payloads against it: `flatstream_reflect` checks the schema, roots it
+//! and verifies payloads; this module holds them for every command that takes `--schema`.
 
-use crate::failure::{Failure, catch_quietly, io_message};
-use flatbuffers::VerifierOptions;
+use crate::failure::{Failure, io_message};
 use flatbuffers_reflection::reflection::{self, Field};
 use std::path::Path;
 
@@ -22,6 +18,7 @@ pub(crate) struct Schema {
     pub(crate) file_ident: Option<&'static str>,
     /// Each object's fields in declaration order, deprecated ones left out.
     fields: Vec<Vec<Field<'static>>>,
+    verifier: flatstream_reflect::Verifier,
 }
 
 impl Schema {
@@ -49,14 +46,8 @@ impl Schema {
             schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name());
         // flatc writes "" for a schema without one; an identifier is 4 bytes.
         let file_ident = schema.file_ident().filter(|i| is_root && i.len() == 4);
-        let schema = if is_root {
-            schema
-        } else {
-            let copy = flatstream_reflect::reroot(&schema, root);
-            let copy: &'static [u8] = Box::leak(copy.into_boxed_slice());
-            flatstream_reflect::parse(copy)
-                .map_err(|why| Failure::error(format_args!("{shown}: {why}")))?
-        };
+        let verifier = flatstream_reflect::Verifier::new(&schema, root)
+            .map_err(|why| Failure::error(format_args!("{shown}: {why}")))?;
         let fields = schema
             .objects()
             .iter()
@@ -74,6 +65,7 @@ impl Schema {
             root_name,
             file_ident,
             fields,
+            verifier,
         })
     }
 
@@ -84,29 +76,22 @@ impl Schema {
 
     /// A verifier of payloads against the message table.
     pub(crate) fn verifier(&self) -> Verifier<'_> {
-        Verifier {
-            schema: self,
-            options: VerifierOptions::default(),
-        }
+        Verifier { schema: self }
     }
 }
 
 /// Verifies payloads against a schema.
 pub(crate) struct Verifier<'s> {
     schema: &'s Schema,
-    options: VerifierOptions,
 }
 
 impl Verifier<'_> {
-    /// Whether `payload` is a valid FlatBuffer of the message table; the reason if not.
+    /// Whether `payload` is a valid FlatBuffer of the message table, within its budget; the
+    /// reason if not.
     pub(crate) fn verify(&mut self, payload: &[u8]) -> Result<(), String> {
-        let (schema, options) = (&self.schema.schema, &self.options);
-        let why = match catch_quietly(|| flatstream_reflect::verify(schema, payload, options)) {
-            Ok(Ok(())) => return Ok(()),
-            Ok(Err(e)) => e.to_string(),
-            // The verifier indexes a union's values with the type it reads from the buffer.
-            Err(panic) => format!("the reflection verifier failed on it ({panic})"),
-        };
-        Err(format!("not a valid {}: {why}", self.schema.root_name))
+        self.schema
+            .verifier
+            .verify(payload)
+            .map_err(|why| format!("not a valid {}: {why}", self.schema.root_name))
     }
 }

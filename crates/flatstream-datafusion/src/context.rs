@@ -2,11 +2,19 @@
 
 use crate::format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
 use crate::options::FlatstreamOptions;
+use datafusion::catalog::{DynamicFileCatalog, TableProvider, UrlTableFactory};
 use datafusion::common::Result;
-use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
+use datafusion::datasource::dynamic_file::DynamicListTableFactory;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::datasource::listing_table_factory::ListingTableFactory;
-use datafusion::execution::context::SessionContext;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::execution::context::{SessionContext, SessionState};
+use datafusion::execution::session_state::SessionStore;
+use futures::StreamExt;
 use futures::future::BoxFuture;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// flatstream tables on a [`SessionContext`].
@@ -53,6 +61,15 @@ pub trait SessionContextExt {
         table_path: &'a str,
         options: FlatstreamOptions,
     ) -> BoxFuture<'a, Result<()>>;
+
+    /// This context with paths read as tables (`SELECT * FROM 'captures/'`), as
+    /// `SessionContext::enable_url_table` does, except that a directory is read for its
+    /// flatstream files: those with the extension (of [`EXTENSIONS`]) of the first of them,
+    /// whatever else the directory holds (a `README.txt`). A file or a glob is read as
+    /// DataFusion reads it.
+    fn enable_flatstream_url_table(self) -> SessionContext
+    where
+        Self: Sized;
 }
 
 impl SessionContextExt for SessionContext {
@@ -109,5 +126,88 @@ impl SessionContextExt for SessionContext {
             self.register_listing_table(name, table_path, listing, None, None)
                 .await
         })
+    }
+
+    fn enable_flatstream_url_table(self) -> SessionContext {
+        let catalogs = Arc::clone(self.state_ref().read().catalog_list());
+        let store = SessionStore::new();
+        let factory = Arc::new(StreamUrlTables {
+            inner: DynamicListTableFactory::new(SessionStore::new()),
+            store,
+        });
+        let session_id = self.session_id();
+        let ctx: SessionContext = SessionStateBuilder::new_from_existing(self.state())
+            .with_session_id(session_id)
+            .with_catalog_list(Arc::new(DynamicFileCatalog::new(
+                catalogs,
+                Arc::clone(&factory) as Arc<dyn UrlTableFactory>,
+            )))
+            .build()
+            .into();
+        factory.store.with_state(ctx.state_weak_ref());
+        factory
+            .inner
+            .session_store()
+            .with_state(ctx.state_weak_ref());
+        ctx
+    }
+}
+
+/// Paths read as tables, a directory for its flatstream files
+/// ([`SessionContextExt::enable_flatstream_url_table`]).
+#[derive(Debug)]
+struct StreamUrlTables {
+    /// DataFusion's, for files and globs.
+    inner: DynamicListTableFactory,
+    store: SessionStore,
+}
+
+#[async_trait::async_trait]
+impl UrlTableFactory for StreamUrlTables {
+    async fn try_new(&self, url: &str) -> Result<Option<Arc<dyn TableProvider>>> {
+        let Ok(table_url) = ListingTableUrl::parse(url) else {
+            return Ok(None);
+        };
+        if !table_url.is_collection() || table_url.get_glob().is_some() {
+            return self.inner.try_new(url).await;
+        }
+        let Some(state) = self.store.get_session().upgrade().and_then(|session| {
+            session
+                .read()
+                .as_any()
+                .downcast_ref::<SessionState>()
+                .cloned()
+        }) else {
+            return Ok(None);
+        };
+        let store = state.runtime_env().object_store(&table_url)?;
+        // The extension of the first flatstream file: the files with it are the table.
+        let mut files = table_url.list_all_files(&state, store.as_ref(), "").await?;
+        let mut ext = None;
+        while let Some(file) = files.next().await {
+            let file = file?;
+            let found = file
+                .location
+                .extension()
+                .filter(|e| EXTENSIONS.contains(e))
+                .map(str::to_owned);
+            if found.is_some() {
+                ext = found;
+                break;
+            }
+        }
+        let Some(ext) = ext else {
+            return Ok(None);
+        };
+        let Some(factory) = state.get_file_format_factory(&ext) else {
+            return Ok(None);
+        };
+        let format = factory.create(&state, &HashMap::new())?;
+        let options = ListingOptions::new(format).with_file_extension(format!(".{ext}"));
+        let config = ListingTableConfig::new(table_url)
+            .with_listing_options(options)
+            .infer_schema(&state)
+            .await?;
+        Ok(Some(Arc::new(ListingTable::try_new(config)?)))
     }
 }

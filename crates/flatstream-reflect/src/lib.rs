@@ -14,29 +14,33 @@
 //! ```
 //!
 //! The framing says where a payload is and that its bytes arrived as written; this crate says
-//! whether those bytes are a FlatBuffer of the schema's table. It reads the schema with
-//! `flatbuffers-reflection`, whose verifier checks a buffer against the schema's `root_type`
-//! only and indexes with the schema's type indices unchecked. So:
+//! whether those bytes are a FlatBuffer of the schema's table, and reads them. It is the one
+//! place that decides, for `flatstream` (cat, tail, verify, pack, query, export),
+//! `flatstream-arrow` and the SQL format:
 //!
-//! - [`parse`] checks a schema once: its identifier, its structure, and every type index in
-//!   it ([`check`]);
+//! - [`parse`] loads a schema and checks it ([`check`]): its identifier and structure, every
+//!   type index, struct layouts, union type fields, no struct containing itself, nesting at
+//!   most [`MAX_NESTING`] deep. A schema is input like any other: a damaged or hostile one
+//!   is an [`Error::InvalidSchema`], never a panic or a walk without end;
 //! - [`root_table`] finds the table frames hold (a full name, a name without namespace, or
-//!   the schema's own root) and [`reroot`] writes a copy of the schema with that table as
-//!   its root, which is what the verifier is then given;
-//! - [`verify`] verifies a payload, and its error ([`explain`]) is one clause naming the
-//!   field's path from the root table and its byte in the payload.
+//!   the schema's own root);
+//! - [`Verifier`] is the one verifier: compiled once per root table, it checks a payload as
+//!   `flatbuffers-reflection`'s verifier would, checks union types before using them, and
+//!   bounds what reading the payload costs ([`budget`]), so that a small frame of shared
+//!   references cannot become gigabytes of output. Its error is one clause naming the
+//!   field's path from the root table and its byte in the payload;
+//! - [`Scalar`] and [`ScalarType`] are the scalars of FlatBuffers, and [`read`] the one way
+//!   to read a field of a payload the verifier passed.
 //!
 //! ```
 //! use flatstream::{DefaultDeframer, Frames};
-//! use flatbuffers::VerifierOptions;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/fleet.bfbs"))?;
 //! let schema = flatstream_reflect::parse(&bytes)?;
-//! // `fleet.Sensor` is not the schema's root_type: verify against a copy rooted there.
+//! // Frames hold `fleet.Sensor`, which is not the schema's root_type.
 //! let sensor = flatstream_reflect::root_table(&schema, Some("Sensor"))?;
-//! let copy = flatstream_reflect::reroot(&schema, sensor);
-//! let rooted = flatstream_reflect::parse(&copy)?;
+//! let verifier = flatstream_reflect::Verifier::new(&schema, sensor)?;
 //!
 //! // One frame holding a `fleet.Sensor { name: "lidar" }`, without a checksum.
 //! let mut b = flatbuffers::FlatBufferBuilder::new();
@@ -48,33 +52,40 @@
 //! let mut stream = (b.finished_data().len() as u32).to_le_bytes().to_vec();
 //! stream.extend_from_slice(b.finished_data());
 //!
-//! let options = VerifierOptions::default();
 //! for payload in Frames::new(&stream, DefaultDeframer) {
-//!     flatstream_reflect::verify(&rooted, payload?, &options)?;
+//!     let payload = payload?;
+//!     verifier.verify(payload)?;
+//!     // Verified: its fields read without a fault.
+//!     let root = flatstream_reflect::read::root(payload)?;
+//!     let vtable = flatstream_reflect::read::vtable(payload, root)?;
+//!     let name = flatstream_reflect::read::field(payload, root, vtable, 4)?;
+//!     assert_eq!(flatstream_reflect::read::string(payload, name.unwrap())?, "lidar");
 //! }
 //! // Three bytes cannot even hold the offset of the root table.
-//! let short = flatstream_reflect::verify(&rooted, &[1, 2, 3], &options).unwrap_err();
+//! let short = verifier.verify(&[1, 2, 3]).unwrap_err();
 //! assert!(short.to_string().starts_with("its 3 bytes are too few for a FlatBuffer"));
 //! # Ok(()) }
 //! ```
-//!
-//! The verifier of `flatbuffers-reflection` can panic on a hostile buffer (it indexes a
-//! union's members with the type it reads from the buffer); [`verify`] does not catch that,
-//! so that a caller decides how (the `flatstream` command catches it quietly,
-//! `flatstream-arrow` walks the unions first).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod check;
 mod error;
+mod explain;
+pub mod read;
+mod scalar;
 mod schema;
 mod verify;
 
+pub use check::{MAX_NESTING, recursive_tables, unfolded_size};
 pub use error::{Error, Result};
+pub use explain::{explain, sentence};
+pub use scalar::{Scalar, ScalarType};
 pub use schema::{
     check, find_table, index_of, is_scalar, parse, reroot, root_table, scalar_size, tables,
 };
-pub use verify::{explain, sentence, verify};
+pub use verify::{BUDGET_FLOOR, BUDGET_PER_BYTE, MAX_DEPTH, MAX_TABLES, Verifier, budget};
 
 /// The `flatbuffers-reflection` schema types this crate reads, re-exported so that callers
 /// name the same version.

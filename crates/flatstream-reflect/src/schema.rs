@@ -2,7 +2,7 @@
 //! root table.
 
 use crate::error::{Error, Result};
-use crate::verify::sentence;
+use crate::explain::sentence;
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use flatbuffers_reflection::reflection::{
     self, BaseType, Enum, EnumArgs, EnumVal, EnumValArgs, Field, FieldArgs, KeyValue, KeyValueArgs,
@@ -25,6 +25,15 @@ use flatbuffers_reflection::reflection::{
 /// # Ok(()) }
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<reflection::Schema<'_>> {
+    // A root offset and an identifier: flatbuffers' identifier check indexes them unchecked.
+    if bytes.len() < 8 {
+        return Err(Error::InvalidSchema {
+            reason: format!(
+                "its {} bytes are too few (8 at least: a root offset and `BFBS`)",
+                bytes.len()
+            ),
+        });
+    }
     if !reflection::schema_buffer_has_identifier(bytes) {
         return Err(Error::NotBinarySchema);
     }
@@ -35,10 +44,17 @@ pub fn parse(bytes: &[u8]) -> Result<reflection::Schema<'_>> {
     Ok(schema)
 }
 
-/// Checks what FlatBuffers verification of a schema does not: that every type index in it
-/// names an object or enum it has (the reflection crate indexes with them unchecked), that
-/// every union field has its type field before it, and that its `root_type` is one of its
-/// objects.
+/// Checks what FlatBuffers verification of a schema does not, so that every walk over it and
+/// over payloads of it is bounded:
+///
+/// - every type index names an object or enum the schema has (the reflection crate indexes
+///   with them unchecked);
+/// - a struct has a size, and each of its fields (scalars, structs, fixed arrays) lies in it;
+///   a table's fields are in vtable slots, a union's type field in the slot before it;
+/// - no struct contains itself, and types nest at most [`MAX_NESTING`] deep;
+/// - its `root_type`, if it declares one, is a table among its objects.
+///
+/// [`MAX_NESTING`]: crate::MAX_NESTING
 pub fn check(schema: &reflection::Schema<'_>) -> Result<()> {
     let invalid = |reason: String| Error::InvalidSchema { reason };
     let (objects, enums) = (schema.objects().len(), schema.enums().len());
@@ -69,13 +85,6 @@ pub fn check(schema: &reflection::Schema<'_>) -> Result<()> {
                 field.type_(),
                 &format!("field {}.{}", object.name(), field.name()),
             )?;
-            if field.type_().base_type() == BaseType::Union && field.offset() < 6 {
-                return Err(invalid(format!(
-                    "union field {}.{} has no type field",
-                    object.name(),
-                    field.name()
-                )));
-            }
         }
     }
     for e in schema.enums() {
@@ -90,7 +99,8 @@ pub fn check(schema: &reflection::Schema<'_>) -> Result<()> {
             return Err(invalid("its root_type is not among its objects".to_owned()));
         }
     }
-    Ok(())
+    crate::check::layouts(schema)?;
+    crate::check::nesting(schema)
 }
 
 /// The full names of the schema's tables (not its structs), in the schema's order.

@@ -11,6 +11,7 @@
 //! | [`fleet`], [`shapes`] | flatc's code for the other schemas of the examples (`fleet.fbs`, `shapes.fbs`) |
 //! | [`fleet_build`] | the fleet schema's small tables, each built in one call |
 //! | [`child`] | the test binary run again as a second process (a writer to kill or follow) |
+//! | [`hostile`] | hostile binary schemas and payloads, built byte by byte where flatc would refuse |
 //!
 //! and, at the root, [`Opaque`] (bytes the reader copies) and the stream builders
 //! [`stream`] and [`stream_with`].
@@ -27,6 +28,7 @@ pub mod drivers;
 pub mod faults;
 pub mod fleet_build;
 mod generated;
+pub mod hostile;
 pub mod telemetry;
 
 pub use generated::{fleet, shapes};

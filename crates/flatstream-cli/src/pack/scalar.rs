@@ -3,92 +3,10 @@
 
 use super::value::Value;
 use crate::schema::Schema;
-use flatbuffers::{FlatBufferBuilder, VOffsetT};
-use flatbuffers_reflection::reflection::{BaseType, Field};
+use flatbuffers_reflection::reflection::BaseType;
 
-/// A scalar of one of FlatBuffers' types.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(super) enum Scalar {
-    Bool(bool),
-    I8(i8),
-    U8(u8),
-    I16(i16),
-    U16(u16),
-    I32(i32),
-    U32(u32),
-    I64(i64),
-    U64(u64),
-    F32(f32),
-    F64(f64),
-}
-
-impl Scalar {
-    /// Its size in bytes, which is also its alignment.
-    pub(super) fn size(self) -> usize {
-        match self {
-            Scalar::Bool(_) | Scalar::I8(_) | Scalar::U8(_) => 1,
-            Scalar::I16(_) | Scalar::U16(_) => 2,
-            Scalar::I32(_) | Scalar::U32(_) | Scalar::F32(_) => 4,
-            Scalar::I64(_) | Scalar::U64(_) | Scalar::F64(_) => 8,
-        }
-    }
-
-    /// Whether it is `field`'s default, bit for bit (so `-0.0` is not a default of `0.0`:
-    /// left out, it would read back as `0.0`).
-    pub(super) fn is_default_of(self, field: &Field<'_>) -> bool {
-        let default = field.default_integer();
-        match self {
-            Scalar::Bool(v) => i64::from(v) == default,
-            Scalar::I8(v) => i64::from(v) == default,
-            Scalar::U8(v) => i64::from(v) == default,
-            Scalar::I16(v) => i64::from(v) == default,
-            Scalar::U16(v) => i64::from(v) == default,
-            Scalar::I32(v) => i64::from(v) == default,
-            Scalar::U32(v) => i64::from(v) == default,
-            Scalar::I64(v) => v == default,
-            // flatc stores a ulong default as the i64 of the same bits.
-            Scalar::U64(v) => v == default as u64,
-            Scalar::F32(v) => v.to_bits() == (field.default_real() as f32).to_bits(),
-            Scalar::F64(v) => v.to_bits() == field.default_real().to_bits(),
-        }
-    }
-
-    /// Writes it little-endian at the start of `out`, which holds at least [`size`](Self::size)
-    /// bytes.
-    pub(super) fn write_le(self, out: &mut [u8]) {
-        let bytes: &[u8] = match self {
-            Scalar::Bool(v) => &[u8::from(v)],
-            Scalar::I8(v) => &v.to_le_bytes(),
-            Scalar::U8(v) => &[v],
-            Scalar::I16(v) => &v.to_le_bytes(),
-            Scalar::U16(v) => &v.to_le_bytes(),
-            Scalar::I32(v) => &v.to_le_bytes(),
-            Scalar::U32(v) => &v.to_le_bytes(),
-            Scalar::I64(v) => &v.to_le_bytes(),
-            Scalar::U64(v) => &v.to_le_bytes(),
-            Scalar::F32(v) => &v.to_le_bytes(),
-            Scalar::F64(v) => &v.to_le_bytes(),
-        };
-        out[..bytes.len()].copy_from_slice(bytes);
-    }
-
-    /// Pushes it into the table under construction, in the slot at `voffset`.
-    pub(super) fn push_slot(self, b: &mut FlatBufferBuilder<'static>, voffset: VOffsetT) {
-        match self {
-            Scalar::Bool(v) => b.push_slot_always(voffset, v),
-            Scalar::I8(v) => b.push_slot_always(voffset, v),
-            Scalar::U8(v) => b.push_slot_always(voffset, v),
-            Scalar::I16(v) => b.push_slot_always(voffset, v),
-            Scalar::U16(v) => b.push_slot_always(voffset, v),
-            Scalar::I32(v) => b.push_slot_always(voffset, v),
-            Scalar::U32(v) => b.push_slot_always(voffset, v),
-            Scalar::I64(v) => b.push_slot_always(voffset, v),
-            Scalar::U64(v) => b.push_slot_always(voffset, v),
-            Scalar::F32(v) => b.push_slot_always(voffset, v),
-            Scalar::F64(v) => b.push_slot_always(voffset, v),
-        }
-    }
-}
+/// A scalar of one of FlatBuffers' types: flatstream-reflect's, which reads them too.
+pub(super) use flatstream_reflect::Scalar;
 
 /// The schema's name of a scalar type.
 pub(super) fn type_name(base: BaseType) -> &'static str {
