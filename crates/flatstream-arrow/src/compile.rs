@@ -1,7 +1,8 @@
 //! From a reflection schema to the columns that read it.
 
 use crate::column::{
-    Col, EnumCol, EnumNames, FixedListCol, ListCol, Prim, Slot, StructCol, TableCol, UnionCol,
+    Col, Composite, EnumCol, EnumNames, FixedListCol, ListCol, Prim, Slot, StructCol, TableCol,
+    UnionCol,
 };
 use crate::error::{Error, Result};
 use crate::options::Enums;
@@ -13,7 +14,8 @@ use flatstream_reflect::{ScalarType, is_scalar, scalar_size};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Builds columns for one schema. Cheap to make: a plan makes one per converter.
+/// Builds columns for one schema: [`Plan::new`](crate::Plan::new) makes one, and compiles
+/// every column with it.
 pub(crate) struct Compiler<'s> {
     schema: reflection::Schema<'s>,
     enums: Enums,
@@ -403,4 +405,80 @@ pub(crate) fn join(path: &str, name: &str) -> String {
     } else {
         format!("{path}.{name}")
     }
+}
+
+/// A column of the same shape as `col`, with empty builders: what a converter makes of the
+/// columns [`Plan::new`](crate::Plan::new) compiled, without reading the schema again.
+pub(crate) fn fresh(col: &Col) -> Col {
+    match col {
+        Col::Bool { default, .. } => Col::Bool {
+            b: BooleanBuilder::new(),
+            default: *default,
+        },
+        Col::I8(c) => Col::I8(Prim::new(c.default)),
+        Col::U8(c) => Col::U8(Prim::new(c.default)),
+        Col::I16(c) => Col::I16(Prim::new(c.default)),
+        Col::U16(c) => Col::U16(Prim::new(c.default)),
+        Col::I32(c) => Col::I32(Prim::new(c.default)),
+        Col::U32(c) => Col::U32(Prim::new(c.default)),
+        Col::I64(c) => Col::I64(Prim::new(c.default)),
+        Col::U64(c) => Col::U64(Prim::new(c.default)),
+        Col::F32(c) => Col::F32(Prim::new(c.default)),
+        Col::F64(c) => Col::F64(Prim::new(c.default)),
+        Col::Enum(c) => Col::Enum(Box::new(EnumCol {
+            width: c.width,
+            default: c.default,
+            names: c.names.clone(),
+            keys: PrimitiveBuilder::new(),
+            unnamed: HashMap::new(),
+            unnamed_text: Vec::new(),
+        })),
+        Col::Utf8 { nullable, .. } => Col::Utf8 {
+            b: StringBuilder::new(),
+            nullable: *nullable,
+        },
+        Col::Bytes { nullable, .. } => Col::Bytes {
+            b: BinaryBuilder::new(),
+            nullable: *nullable,
+        },
+        Col::Recursive { nullable, .. } => Col::Recursive {
+            b: BinaryBuilder::new(),
+            nullable: *nullable,
+        },
+        Col::List(c) => Col::List(Box::new(ListCol {
+            item: fresh(&c.item),
+            field: c.field.clone(),
+            stride: c.stride,
+            offsets: vec![0],
+            nulls: NullBufferBuilder::new(0),
+            nullable: c.nullable,
+        })),
+        Col::FixedList(c) => Col::FixedList(Box::new(FixedListCol {
+            item: fresh(&c.item),
+            field: c.field.clone(),
+            stride: c.stride,
+            len: c.len,
+            rows: 0,
+        })),
+        Col::Struct(c) => Col::Struct(fresh_composite(c)),
+        Col::Table(c) => Col::Table(fresh_composite(c)),
+        Col::Union(c) => Col::Union(Box::new(UnionCol {
+            fields: c.fields.clone(),
+            tag: fresh(&c.tag),
+            discriminants: c.discriminants.clone(),
+            members: c.members.iter().map(fresh).collect(),
+            nulls: NullBufferBuilder::new(0),
+            rows: 0,
+        })),
+    }
+}
+
+/// A struct or table column of the same shape as `c`, with empty builders.
+pub(crate) fn fresh_composite<L: Clone>(c: &Composite<L>) -> Composite<L> {
+    Composite::new(
+        c.fields.clone(),
+        c.places.clone(),
+        c.children.iter().map(fresh).collect(),
+        c.nullable,
+    )
 }

@@ -99,13 +99,15 @@
 //! # For a query engine
 //!
 //! A scan of a byte range compiles nothing: it clones the [`Plan`] (projected with
-//! [`Plan::with_projection`]), makes a [`Converter`], appends the frames that start in its
-//! range, and calls [`Converter::finish`] every batch size. [`Plan::file_schema`] is the table
-//! schema, known from the `.bfbs` alone.
+//! [`Plan::with_projection`]), makes a [`Converter`] (empty builders for the projected
+//! columns), appends the frames that start in its range, and calls [`Converter::finish`] every
+//! batch size; a [`Batcher`] puts an error after the batch of the rows before it.
+//! [`Plan::file_schema`] is the table schema, known from the `.bfbs` alone.
 
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
+mod batcher;
 mod column;
 mod compile;
 mod error;
@@ -114,6 +116,7 @@ mod plan;
 mod schema;
 mod verified;
 
+pub use batcher::Batcher;
 pub use error::{Error, Result};
 pub use options::{Enums, Options};
 pub use plan::{Batches, Converter, MAX_TYPES, OFFSET_COLUMN, Plan};

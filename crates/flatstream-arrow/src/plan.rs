@@ -1,11 +1,11 @@
 //! [`Plan`], [`Converter`] and [`Batches`]: frames in, record batches out.
 
+use crate::batcher::Batcher;
 use crate::column::{Slot, TableCol};
 use crate::compile::{self, Compiler};
 use crate::error::{Error, Result};
 use crate::options::Options;
 use crate::schema::BinarySchema;
-use crate::verified::SchemaBytes;
 use arrow_array::builder::PrimitiveBuilder;
 use arrow_array::types::UInt64Type;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
@@ -28,28 +28,32 @@ pub const OFFSET_COLUMN: &str = "_offset";
 /// the `type` member of the union's column, not a column of its own), then
 /// [`OFFSET_COLUMN`] if [`Options::offset_column`] is on: [`file_schema`](Self::file_schema).
 /// A projection picks and orders some of them: [`schema`](Self::schema).
+///
+/// [`new`](Self::new) compiles every column, and the verification of every field; a
+/// projection, a batch size and a converter compile nothing: a converter is the projected
+/// columns with empty builders.
 #[derive(Clone, Debug)]
 pub struct Plan {
     inner: Arc<Inner>,
     projection: Arc<[usize]>,
     schema: SchemaRef,
     batch_size: usize,
+    /// The verification of the fields the projection reads (every field with
+    /// [`Options::verify_unread`]), made once per projection.
+    verifier: Verifier,
 }
 
 #[derive(Debug)]
 struct Inner {
-    /// The schema.
-    bytes: SchemaBytes,
-    root: usize,
     root_name: String,
     options: Options,
-    recursive: Vec<bool>,
     /// The verification of a whole frame (a recursive table's column copies the payload:
     /// counted against the frame's budget).
     verifier: Verifier,
+    /// The root table compiled: one child per field column, where each is read, and its
+    /// builders, empty. A converter copies the projected ones with builders of its own.
+    columns: TableCol,
     file_schema: SchemaRef,
-    /// The number of columns that are fields (the offset column comes after them).
-    fields: usize,
 }
 
 impl Plan {
@@ -80,9 +84,8 @@ impl Plan {
             });
         }
         let mut compiler = Compiler::new(reflection, options.enums, &recursive);
-        let table = compiler.table(root, false, "")?;
-        let mut fields: Vec<Field> = table.fields.iter().map(|f| f.as_ref().clone()).collect();
-        let field_count = fields.len();
+        let columns = compiler.table(root, false, "")?;
+        let mut fields: Vec<Field> = columns.fields.iter().map(|f| f.as_ref().clone()).collect();
         if options.offset_column {
             if fields.iter().any(|f| f.name() == OFFSET_COLUMN) {
                 return Err(Error::OffsetColumnTaken {
@@ -92,22 +95,21 @@ impl Plan {
             fields.push(Field::new(OFFSET_COLUMN, DataType::UInt64, false));
         }
         let file_schema = Arc::new(Schema::new(fields));
-        let projection: Arc<[usize]> = (0..file_schema.fields().len()).collect();
         let inner = Arc::new(Inner {
-            bytes,
-            root,
             root_name,
             options: options.clone(),
-            recursive,
             verifier,
+            columns,
             file_schema: file_schema.clone(),
-            fields: field_count,
         });
+        let projection: Arc<[usize]> = (0..file_schema.fields().len()).collect();
+        let verifier = inner.verification(&projection);
         Ok(Plan {
             inner,
             projection,
             schema: file_schema,
             batch_size: options.batch_size,
+            verifier,
         })
     }
 
@@ -129,6 +131,11 @@ impl Plan {
     /// The full name of the table frames hold (`fleet.Robot`).
     pub fn root_type(&self) -> &str {
         &self.inner.root_name
+    }
+
+    /// The options the plan was compiled with.
+    pub fn options(&self) -> &Options {
+        &self.inner.options
     }
 
     /// The rows of a batch of [`convert`](Self::convert) (the last may have fewer).
@@ -157,11 +164,13 @@ impl Plan {
             });
         }
         let schema = Arc::new(self.inner.file_schema.project(columns)?);
+        let verifier = self.inner.verification(columns);
         Ok(Plan {
             inner: self.inner.clone(),
             projection: columns.into(),
             schema,
             batch_size: self.batch_size,
+            verifier,
         })
     }
 
@@ -187,52 +196,34 @@ impl Plan {
         self.with_projection(&columns)
     }
 
-    /// A converter: frames appended one at a time, a batch taken when wanted.
+    /// A converter: frames appended one at a time, a batch taken when wanted. It compiles
+    /// nothing: it makes empty builders for the projected columns.
     pub fn converter(&self) -> Converter {
-        let reflection = self.inner.bytes.schema();
-        let root = self.inner.root;
-        let all = compile::columns(&reflection, root);
-        let mut compiler =
-            Compiler::new(reflection, self.inner.options.enums, &self.inner.recursive);
+        let compiled = &self.inner.columns;
         let mut slots = Vec::new();
         let mut children = Vec::new();
-        let mut order = Vec::new();
-        for &column in self.projection.iter() {
-            if column >= self.inner.fields {
-                order.push(Out::Offset);
-                continue;
-            }
-            let field = &all[column];
-            // Compiled once already, in `new`, from the same schema: it cannot fail now.
-            let Ok((slot, col)) = compiler.table_field(field, field.name()) else {
-                unreachable!("a field that compiled in Plan::new");
-            };
-            order.push(Out::Field(children.len()));
-            slots.push(slot);
-            children.push(col);
-        }
+        let order = self
+            .projection
+            .iter()
+            .map(|&column| {
+                // The columns past the fields' are the offset column.
+                match (compiled.places.get(column), compiled.children.get(column)) {
+                    (Some(&slot), Some(col)) => {
+                        slots.push(slot);
+                        children.push(compile::fresh(col));
+                        Out::Field(children.len() - 1)
+                    }
+                    _ => Out::Offset,
+                }
+            })
+            .collect::<Vec<_>>();
         let offsets = order
             .iter()
             .any(|o| matches!(o, Out::Offset))
             .then(PrimitiveBuilder::new);
-        let reads_every_field = (0..self.inner.fields).all(|c| self.projection.contains(&c));
-        let verifies_whole = self.inner.options.verify_unread || reads_every_field;
-        let verifier = if verifies_whole {
-            self.inner.verifier.clone()
-        } else {
-            let read: Vec<u16> = slots
-                .iter()
-                .flat_map(|slot| match *slot {
-                    Slot::Field(slot) => [Some(slot), None],
-                    Slot::Union { tag, value } => [Some(tag), Some(value)],
-                })
-                .flatten()
-                .collect();
-            self.inner.verifier.reading(&read)
-        };
         Converter {
             plan: self.clone(),
-            verifier,
+            verifier: self.verifier.clone(),
             root: TableCol::new(Fields::empty(), slots, children, false),
             order,
             offsets,
@@ -250,11 +241,31 @@ impl Plan {
         E: Into<Error>,
     {
         Batches {
-            converter: self.converter(),
+            batcher: Batcher::new(self.converter()),
             frames,
-            pending: None,
-            done: false,
         }
+    }
+}
+
+impl Inner {
+    /// The verification of a projection's frames: the whole frame if the projection reads
+    /// every field or [`Options::verify_unread`] is on, else the fields it reads.
+    fn verification(&self, projection: &[usize]) -> Verifier {
+        let fields = self.columns.places.len();
+        let reads_every_field = (0..fields).all(|c| projection.contains(&c));
+        if self.options.verify_unread || reads_every_field {
+            return self.verifier.clone();
+        }
+        let read: Vec<u16> = projection
+            .iter()
+            .filter_map(|&c| self.columns.places.get(c))
+            .flat_map(|slot| match *slot {
+                Slot::Field(slot) => [Some(slot), None],
+                Slot::Union { tag, value } => [Some(tag), Some(value)],
+            })
+            .flatten()
+            .collect();
+        self.verifier.reading(&read)
     }
 }
 
@@ -347,6 +358,12 @@ impl Converter {
         self.skipped
     }
 
+    /// Whether a verified payload could not be read ([`Error::Read`]): the converter
+    /// refuses every further call.
+    pub(crate) fn is_poisoned(&self) -> bool {
+        self.poisoned.is_some()
+    }
+
     /// The plan this converter follows.
     pub fn plan(&self) -> &Plan {
         &self.plan
@@ -388,20 +405,18 @@ fn empty() -> ArrayRef {
 /// Batches of converted frames: [`Plan::convert`]'s iterator.
 ///
 /// Each item is a batch of [`Plan::batch_size`] rows, the last one shorter. An error (of the
-/// frames, or [`Error::InvalidFrame`]) comes after a batch of the rows before it, so that
-/// none is lost, and ends the iteration.
+/// frames, or [`Error::InvalidFrame`]) ends the iteration, after a batch of the rows before it,
+/// so that none is lost: the rule of a [`Batcher`].
 #[derive(Debug)]
 pub struct Batches<I> {
-    converter: Converter,
+    batcher: Batcher<Error>,
     frames: I,
-    pending: Option<Error>,
-    done: bool,
 }
 
 impl<I> Batches<I> {
     /// The frames skipped as invalid so far (with [`Options::skip_invalid`]).
     pub fn skipped(&self) -> u64 {
-        self.converter.skipped()
+        self.batcher.converter().skipped()
     }
 }
 
@@ -413,35 +428,27 @@ where
     type Item = Result<RecordBatch>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if let Some(e) = self.pending.take() {
-            return Some(Err(e));
-        }
-        if self.done {
-            return None;
-        }
-        let size = self.converter.plan.batch_size;
-        while self.converter.len() < size {
-            let failed = match self.frames.next() {
-                None => {
-                    self.done = true;
-                    break;
+        if !self.batcher.is_done() {
+            let size = self.batcher.converter().plan().batch_size();
+            while self.batcher.converter().len() < size {
+                match self.frames.next() {
+                    None => {
+                        self.batcher.end();
+                        break;
+                    }
+                    Some(Ok((offset, payload))) => {
+                        if let Err(e) = self.batcher.converter_mut().append(offset, payload) {
+                            self.batcher.fail(e);
+                            break;
+                        }
+                    }
+                    Some(Err(e)) => {
+                        self.batcher.fail(e.into());
+                        break;
+                    }
                 }
-                Some(Ok((offset, payload))) => match self.converter.append(offset, payload) {
-                    Ok(_) => continue,
-                    Err(e) => e,
-                },
-                Some(Err(e)) => e.into(),
-            };
-            self.done = true;
-            if self.converter.is_empty() || matches!(failed, Error::Read { .. }) {
-                return Some(Err(failed));
             }
-            self.pending = Some(failed);
-            break;
         }
-        if self.converter.is_empty() {
-            return None;
-        }
-        Some(self.converter.finish())
+        self.batcher.next_batch(|e| e)
     }
 }
