@@ -42,27 +42,20 @@
 //! bad option, a framing that cannot be told, which inspect reports with 1); with several
 //! FILEs, the worst of theirs. Errors are one line on stderr.
 
-mod cat;
-mod convert;
+mod commands;
 mod detect;
-mod export;
 mod failure;
 mod generate;
 mod input;
-mod inspect;
 mod json;
 mod options;
-mod pack;
 mod progress;
-mod query;
-mod recover;
 mod schema;
 mod stats;
-mod tail;
-mod verify;
 mod walk;
 
 use clap::Parser;
+use commands::{cat, convert, export, inspect, pack, query, recover, tail, verify};
 use failure::{Failure, Status};
 use options::{Cli, Command};
 use std::process::ExitCode;

@@ -13,7 +13,7 @@ pub(crate) fn run(args: &QueryArgs) -> Result<Status, Failure> {
 /// Without the `sql` feature, `query` is there only to say so.
 #[cfg(not(feature = "sql"))]
 pub(crate) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
-    Err(crate::export::not_built("query"))
+    Err(crate::commands::export::not_built("query"))
 }
 
 #[cfg(feature = "sql")]
@@ -126,10 +126,10 @@ mod imp {
         let frame = ctx.sql(&args.sql).await.map_err(usage)?;
         let schema: SchemaRef = frame.schema().inner().clone();
         if args.format == QueryFormat::Csv {
-            crate::export::check_flat(&schema)?;
+            crate::commands::export::check_flat(&schema)?;
         }
         let mut stream = frame.execute_stream().await.map_err(failure)?;
-        let mut out = BufWriter::with_capacity(1 << 16, crate::export::Stdout);
+        let mut out = BufWriter::with_capacity(1 << 16, crate::commands::export::Stdout);
         match args.format {
             QueryFormat::Table => {
                 // A table's columns are as wide as their widest value: every row first.
@@ -201,7 +201,7 @@ mod imp {
         match e {
             ArrowError::IoError(_, e) => Failure::stdout(e),
             // The CSV writer words the closed pipe it met as text.
-            _ if crate::export::Stdout::closed() => {
+            _ if crate::commands::export::Stdout::closed() => {
                 Failure::stdout(io::ErrorKind::BrokenPipe.into())
             }
             e => Failure::error(message_of(&e.to_string())),

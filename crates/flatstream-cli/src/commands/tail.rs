@@ -8,7 +8,7 @@
 //! (their payloads copied, nothing else) and printed once it has caught up; with `-f`, each
 //! next frame is printed as it comes, and stdout is flushed whenever the follower catches up.
 
-use crate::cat::{FramePrinter, load_schema};
+use crate::commands::cat::{FramePrinter, load_schema};
 use crate::detect::{self, Detection, Framing};
 use crate::failure::describe;
 use crate::failure::{Failure, Status, io_message};

@@ -8,7 +8,7 @@ use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input, create_output};
 use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
-use crate::verify::salvage_bound;
+use crate::commands::verify::salvage_bound;
 use flatstream::checksum::ChecksumKind;
 use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged, StreamEnd};
 use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Frames, StreamWriter};
