@@ -6,7 +6,8 @@
 //! ```
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream::read::{ReclaimExt, ShrinkAfter};
+use flatstream::read::ShrinkAfter;
+use flatstream::write::ReclaimExt;
 use flatstream::{
     DefaultDeframer, DefaultFramer, Error, StreamReader, StreamSerialize, StreamWriter,
 };
@@ -78,8 +79,11 @@ fn main() -> Result<(), Error> {
     }
     let bytes = writer.into_inner().into_inner();
 
-    let mut reader = StreamReader::with_capacity(BASELINE, &bytes[..], DefaultDeframer)
-        .reclaim(ShrinkAfter::new(BASELINE, 16));
+    // A source the reader copies through its buffer, as a file or a socket is (a byte slice
+    // would be read in place, with no buffer to reclaim); the policy is the reader's own.
+    let source = std::io::Read::chain(&bytes[..], std::io::empty());
+    let mut reader = StreamReader::with_capacity(BASELINE, source, DefaultDeframer)
+        .with_reclaim(ShrinkAfter::new(BASELINE, 16));
     let mut i = 0;
     while let Some(payload) = reader.read_message()? {
         match messages[i] {
@@ -94,7 +98,7 @@ fn main() -> Result<(), Error> {
         if matches!(i, 9 | 12 | 20 | 28 | 42) {
             println!(
                 "reader: after message {i:2}, buffer holds  {:>8} bytes",
-                reader.get_ref().capacity()
+                reader.capacity()
             );
         }
         i += 1;

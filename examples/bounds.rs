@@ -15,8 +15,7 @@ use telemetry_schema::{Telemetry, TelemetryArgs};
 
 fn main() -> Result<(), Error> {
     // A telemetry reading is a FlatBuffer of under 64 bytes; allow no more.
-    let mut config = FrameConfig::new();
-    config.max_frame_len(64).capacity(256);
+    let config = FrameConfig::new().with_max_frame_len(64).with_capacity(256);
 
     let mut writer = config.writer(Vec::new());
     let mut builder = FlatBufferBuilder::new();

@@ -13,7 +13,8 @@ use flatbuffers::{FlatBufferBuilder, WIPOffset};
 use flatstream::adapters::{
     DeframerExt, FramerExt, SizeValidator, StructuralValidator, TypedValidator, Validator,
 };
-use flatstream::read::{NoReclaim, ReclaimExt, ShrinkAfter, TypedReaderExt, UncheckedReaderExt};
+use flatstream::read::{NoReclaim, ShrinkAfter, TypedReaderExt, UncheckedReaderExt};
+use flatstream::write::ReclaimExt;
 use flatstream::{
     DefaultDeframer, DefaultFramer, Deframer, Framer, StreamReader, StreamSerialize, StreamWriter,
 };
@@ -268,10 +269,10 @@ fn reclaim(c: &mut Criterion) {
             }
         });
     });
-    let mut r = StreamReader::new(Cursor::new(stream()), DefaultDeframer).reclaim(NoReclaim);
+    let mut r = StreamReader::new(Cursor::new(stream()), DefaultDeframer).with_reclaim(NoReclaim);
     group.bench_function(BenchmarkId::new("reclaim", "read-none"), |b| {
         b.iter(|| {
-            r.get_mut().get_mut().set_position(0);
+            r.get_mut().set_position(0);
             let mut total = 0usize;
             while let Some(p) = r.read_message().unwrap() {
                 total += p.len();
@@ -280,10 +281,10 @@ fn reclaim(c: &mut Criterion) {
         });
     });
     let mut r = StreamReader::new(Cursor::new(stream()), DefaultDeframer)
-        .reclaim(ShrinkAfter::new(64 * 1024, 64));
+        .with_reclaim(ShrinkAfter::new(64 * 1024, 64));
     group.bench_function(BenchmarkId::new("reclaim", "read-shrink-after"), |b| {
         b.iter(|| {
-            r.get_mut().get_mut().set_position(0);
+            r.get_mut().set_position(0);
             let mut total = 0usize;
             while let Some(p) = r.read_message().unwrap() {
                 total += p.len();

@@ -44,7 +44,7 @@
 //! | observer | [`ObserverFramer`]: `Fn(&[u8])` on each payload, before framing | [`ObserverDeframer`]: `Fn(&[u8])` on each payload, after the checksum |
 //! | validation | [`ValidatingFramer`]: nothing invalid reaches the sink | [`ValidatingDeframer`]: after the checksum, before the user |
 //! | typed reading | | [`TypedReaderExt`]: `process_typed::<T>`, `typed_messages::<T>()` |
-//! | reclamation | [`Reclaiming`] writer: the builder shrinks back | [`Reclaiming`] reader: the buffer shrinks back |
+//! | reclamation | [`Reclaiming`] writer: the builder shrinks back | (none: a reader takes a reclaim policy itself, `with_reclaim`) |
 //!
 //! Validators: [`NoValidator`] (free), [`SizeValidator`], [`StructuralValidator`] (a
 //! well-formed FlatBuffer table, nested tables, vectors and strings, without a schema),
@@ -72,7 +72,7 @@
 //!   payload, including those `v` then rejects. `validated(v).observed(f)`: `f` sees only what
 //!   you will see.
 //! * **The bound.** It is not an adapter: it is the reader's or writer's
-//!   (`FrameConfig::max_frame_len`, or `with_max_frame_len` on a reader or writer built
+//!   (`FrameConfig::with_max_frame_len`, or `with_max_frame_len` on a reader or writer built
 //!   directly), checked before anything inside the stack runs: from the length prefix when
 //!   reading, before the payload reaches the stack when writing.
 //!
@@ -95,11 +95,11 @@
 //!
 //! | feature | default | what it adds | changes the bytes on the wire |
 //! |---|---|---|---|
-//! | `std` | yes | typed reading, reclaiming writers and readers | no |
+//! | `std` | yes | typed reading, reclaiming writers | no |
 //! | `unchecked` | no | typed reading without verification (`unsafe`, trusted data only) | no |
 //!
 //! Without `std` the crate is `#![no_std]` (it needs `alloc`) and offers the framer and deframer
-//! adapters, the validators and the reclamation policies.
+//! adapters and the validators.
 
 #![cfg_attr(not(test), no_std)]
 #![cfg_attr(not(feature = "unchecked"), forbid(unsafe_code))]
@@ -176,6 +176,7 @@ macro_rules! wrapper_common {
 
 mod ext;
 mod observer;
+#[cfg(feature = "std")]
 mod reclaim;
 mod structure;
 #[cfg(feature = "std")]
@@ -186,7 +187,6 @@ mod validate;
 
 pub use ext::{DeframerExt, FramerExt};
 pub use observer::{ObserverDeframer, ObserverFramer};
-pub use reclaim::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};
 #[cfg(feature = "std")]
 pub use reclaim::{ReclaimExt, Reclaiming};
 pub use structure::StructuralValidator;

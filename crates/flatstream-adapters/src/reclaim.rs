@@ -1,95 +1,71 @@
-//! Buffer reclamation: giving memory back after a burst of large messages. The policies live
-//! in flatstream-core (the buffered readers take them directly); this module adds the
-//! [`Reclaiming`] wrapper, for the writer's builder and for any [`MessageReader`].
-
-pub use flatstream_core::{NoReclaim, ReclaimPolicy, ShrinkAbove, ShrinkAfter};
+//! Reclamation for a writer: giving the builder's memory back after a burst of large messages.
+//! The policies ([`ReclaimPolicy`], `ShrinkAfter`, `ShrinkAbove`) live in flatstream-core; a
+//! reader takes one directly (`StreamReader::with_reclaim`, `FrameConfig::with_reclaim`, the
+//! async reader and codec), a writer through [`Reclaiming`].
 
 #[cfg(feature = "std")]
 use flatbuffers::{Allocator, FlatBufferBuilder};
 #[cfg(feature = "std")]
-use flatstream_core::{Framer, MessageReader, Result, StreamSerialize, StreamWriter};
+use flatstream_core::{Framer, ReclaimPolicy, Result, StreamSerialize, StreamWriter};
 #[cfg(feature = "std")]
 use std::io::Write;
 
-/// A `StreamWriter` or a reader with a [`ReclaimPolicy`]: made with
-/// [`ReclaimExt::reclaim`].
+/// A `StreamWriter` with a [`ReclaimPolicy`]: made with [`ReclaimExt::reclaim`].
 ///
-/// * **Writer**: after each [`write`](Reclaiming::write) (simple mode, which uses the writer's
-///   internal builder), the policy sees the payload's length; when it says so, the builder is
-///   replaced by one of `baseline` bytes. The payload has already been written by then.
-///   `write_finished` and `write_payload` do not use the internal builder and are passed through.
-/// * **Reader**: after each payload, the policy sees its length; when it says so, the buffer is
-///   shrunk to `baseline` bytes at the start of a later read: the first one at which the bytes
-///   already read ahead fit in the baseline (at the latest when the buffer runs low and would be
-///   refilled), so that a single reallocation takes it all the way down. A payload borrows the
-///   reader, so none can be alive then: reclamation never invalidates a payload you hold.
+/// After each [`write`](Reclaiming::write) (simple mode, which uses the writer's internal
+/// builder), the policy sees the payload's length; when it says so, the builder is replaced by
+/// one of `baseline` bytes. The payload has already been written by then. `write_finished` and
+/// `write_payload` do not use the internal builder and are passed through.
 ///
-/// A reclamation costs one allocation of the baseline (the writer's next `write` also
-/// re-creates two small internal vectors of the builder); every other message costs none.
+/// A reclamation costs one allocation of the baseline (the next `write` also re-creates two
+/// small internal vectors of the builder); every other message costs none.
+///
+/// A reader is not wrapped: it takes the policy itself, with `with_reclaim` (or
+/// `FrameConfig::with_reclaim`), and shrinks its buffer when no payload is borrowed.
 ///
 /// ```
-/// use flatstream::read::{ReclaimExt, ShrinkAfter};
+/// use flatstream::read::ShrinkAfter;
+/// use flatstream::write::ReclaimExt;
 /// use flatstream::{DefaultDeframer, DefaultFramer, StreamReader, StreamWriter};
 ///
-/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer);
-/// writer.write_payload(&vec![7u8; 1 << 20])?; // one large message
+/// let mut writer = StreamWriter::new(Vec::new(), DefaultFramer).reclaim(ShrinkAfter::new(4096, 8));
+/// let large = "x".repeat(1 << 20);
+/// writer.write(&large.as_str())?; // one large message: the builder grows
 /// for _ in 0..10 {
-///     writer.write_payload(b"small")?;
+///     writer.write(&"small")?; // after eight small ones, it shrinks back
 /// }
-/// let path = std::env::temp_dir().join(format!("reclaim-doc-{}", std::process::id()));
-/// std::fs::write(&path, writer.into_inner())?;
+/// let bytes = writer.into_inner().into_inner();
 ///
-/// // A file is read through the reader's buffer, which grows for the large message.
-/// let file = std::fs::File::open(&path)?;
-/// let mut reader = StreamReader::with_capacity(4096, file, DefaultDeframer)
-///     .reclaim(ShrinkAfter::new(4096, 8));
-/// let mut peak = 0;
-/// while let Some(payload) = reader.read_message()? {
-///     assert!(payload == b"small" || payload.len() == 1 << 20);
-///     peak = peak.max(reader.get_ref().capacity());
+/// // The reader's side: the policy set on the reader itself.
+/// let mut reader = StreamReader::with_capacity(4096, &bytes[..], DefaultDeframer)
+///     .with_reclaim(ShrinkAfter::new(4096, 8));
+/// let mut n = 0;
+/// while let Some(_payload) = reader.read_message()? {
+///     n += 1;
 /// }
-/// assert!(peak > 1 << 20);
-/// assert!(reader.get_ref().capacity() <= 4096);
-/// # std::fs::remove_file(&path)?;
+/// assert_eq!(n, 11);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// A payload cannot be held across the next read:
-///
-/// ```compile_fail
-/// # use flatstream::read::{ReclaimExt, ShrinkAfter};
-/// # use flatstream::{DefaultDeframer, StreamReader};
-/// let mut reader = StreamReader::new(&[][..], DefaultDeframer).reclaim(ShrinkAfter::new(16, 1));
-/// let first = reader.read_message().unwrap();
-/// let second = reader.read_message().unwrap();
-/// println!("{first:?} {second:?}");
 /// ```
 #[cfg(feature = "std")]
 #[derive(Debug)]
 pub struct Reclaiming<T, P> {
     inner: T,
     policy: P,
-    /// Reader side: the policy asked for a shrink after the last payload handed out.
-    pending: bool,
 }
 
 #[cfg(feature = "std")]
 impl<T, P> Reclaiming<T, P> {
-    /// Wraps a writer or reader with `policy`.
+    /// Wraps a writer with `policy`.
     pub const fn new(inner: T, policy: P) -> Self {
-        Reclaiming {
-            inner,
-            policy,
-            pending: false,
-        }
+        Reclaiming { inner, policy }
     }
 
-    /// The wrapped writer or reader.
+    /// The wrapped writer.
     pub const fn get_ref(&self) -> &T {
         &self.inner
     }
 
-    /// The wrapped writer or reader. Its own methods bypass the policy.
+    /// The wrapped writer. Its own methods bypass the policy.
     pub fn get_mut(&mut self) -> &mut T {
         &mut self.inner
     }
@@ -99,7 +75,7 @@ impl<T, P> Reclaiming<T, P> {
         &self.policy
     }
 
-    /// Returns the wrapped writer or reader.
+    /// Returns the wrapped writer.
     pub fn into_inner(self) -> T {
         self.inner
     }
@@ -150,88 +126,7 @@ impl<W: Write, F: Framer, P: ReclaimPolicy> Reclaiming<StreamWriter<W, F>, P> {
     }
 }
 
-/// The reader side: any [`MessageReader`] (a `StreamReader`, a `BufReadStreamReader`, …), whose
-/// `capacity`, `buffer` and `shrink_to` the policy drives. It is a `MessageReader` itself, so
-/// `process_all`, `messages()` and typed reading work over it, one payload at a time.
-#[cfg(feature = "std")]
-impl<M: MessageReader, P: ReclaimPolicy> Reclaiming<M, P> {
-    /// The reader's `read_message`, shrinking the buffer first if the policy asked for it
-    /// after the previous payload.
-    #[inline]
-    pub fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        if self.pending {
-            self.reclaim_pending();
-        }
-        let message = self.inner.read_message()?;
-        if let Some(payload) = message {
-            // Stays pending until done: the policy answers `true` once per burst.
-            self.pending |= self.policy.after_message(payload.len());
-        }
-        Ok(message)
-    }
-
-    /// [`MessageReader::process_all`] with the policy applied between payloads (here too, so
-    /// that calling it needs no import).
-    pub fn process_all<F, C>(&mut self, f: F) -> Result<()>
-    where
-        F: FnMut(&[u8]) -> Result<C>,
-        C: flatstream_core::IntoControlFlow,
-    {
-        MessageReader::process_all(self, f)
-    }
-
-    /// Shrinks the buffer to the policy's baseline now, if it is larger (but not below the
-    /// bytes read ahead and not yet consumed).
-    #[cold]
-    pub fn reclaim_buffer(&mut self) {
-        self.pending = false;
-        let baseline = self.policy.baseline();
-        if self.inner.capacity() > baseline {
-            self.inner.shrink_to(baseline);
-        }
-    }
-
-    /// Shrinks once the bytes read ahead fit in the baseline, so that one reallocation takes
-    /// the buffer all the way down; until then, waits (checking costs no allocation).
-    #[cold]
-    fn reclaim_pending(&mut self) {
-        let baseline = self.policy.baseline();
-        if self.inner.capacity() <= baseline {
-            self.pending = false;
-        } else if self.inner.buffer().len() <= baseline {
-            self.pending = false;
-            self.inner.shrink_to(baseline);
-        }
-    }
-}
-
-#[cfg(feature = "std")]
-impl<M: MessageReader, P: ReclaimPolicy> MessageReader for Reclaiming<M, P> {
-    #[inline]
-    fn read_message(&mut self) -> Result<Option<&[u8]>> {
-        Reclaiming::read_message(self)
-    }
-
-    #[inline]
-    fn position(&self) -> u64 {
-        self.inner.position()
-    }
-
-    fn buffer(&self) -> &[u8] {
-        self.inner.buffer()
-    }
-
-    fn capacity(&self) -> usize {
-        self.inner.capacity()
-    }
-
-    fn shrink_to(&mut self, capacity: usize) {
-        self.inner.shrink_to(capacity);
-    }
-}
-
-/// Adds [`reclaim`](ReclaimExt::reclaim) to `StreamWriter`, `StreamReader` and
-/// `BufReadStreamReader`.
+/// Adds [`reclaim`](ReclaimExt::reclaim) to `StreamWriter`.
 #[cfg(feature = "std")]
 pub trait ReclaimExt: Sized {
     /// Wraps `self` with a [`ReclaimPolicy`].
@@ -242,15 +137,3 @@ pub trait ReclaimExt: Sized {
 
 #[cfg(feature = "std")]
 impl<W: Write, F: Framer> ReclaimExt for StreamWriter<W, F> {}
-
-#[cfg(feature = "std")]
-impl<R: std::io::Read, D: flatstream_core::Deframer> ReclaimExt
-    for flatstream_core::StreamReader<R, D>
-{
-}
-
-#[cfg(feature = "std")]
-impl<R: std::io::BufRead, D: flatstream_core::Deframer> ReclaimExt
-    for flatstream_core::BufReadStreamReader<R, D>
-{
-}

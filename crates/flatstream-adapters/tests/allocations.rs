@@ -4,11 +4,12 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream_adapters::{
-    DeframerExt, FramerExt, ReclaimExt, ShrinkAbove, ShrinkAfter, SizeValidator,
-    StructuralValidator, TypedReaderExt, TypedValidator,
+    DeframerExt, FramerExt, ReclaimExt, SizeValidator, StructuralValidator, TypedReaderExt,
+    TypedValidator,
 };
 use flatstream_core::{
-    DefaultDeframer, DefaultFramer, StreamReader, StreamSerialize, StreamWriter,
+    DefaultDeframer, DefaultFramer, ShrinkAbove, ShrinkAfter, StreamReader, StreamSerialize,
+    StreamWriter,
 };
 use flatstream_test_support::Opaque;
 use flatstream_test_support::alloc::{CountingAlloc, measure_exact, measure_reading, steady_state};
@@ -44,7 +45,7 @@ fn a_reclaiming_writer_allocates_nothing_per_message_in_steady_state() {
 fn a_reclaiming_reader_allocates_nothing_per_message_in_steady_state() {
     let bytes = telemetry::stream(10_000);
     let source = Opaque(&bytes[..]);
-    let mut r = StreamReader::new(source, DefaultDeframer).reclaim(ShrinkAfter::new(4096, 16));
+    let mut r = StreamReader::new(source, DefaultDeframer).with_reclaim(ShrinkAfter::new(4096, 16));
     assert!(r.read_message().unwrap().is_some());
     let (count, stats) = measure_reading(&mut r);
     assert_eq!(count, 9_999);
@@ -111,7 +112,7 @@ fn after_a_burst_the_reader_returns_to_the_baseline_and_stays_allocation_free() 
     let bytes = w.into_inner();
 
     let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
-        .reclaim(ShrinkAfter::new(BASELINE, 32));
+        .with_reclaim(ShrinkAfter::new(BASELINE, 32));
     let check = |n: u64, p: &[u8], i: &mut u64| {
         if (50..53).contains(&n) {
             assert_eq!(flatbuffers::root::<&str>(p).unwrap().len(), 256 * 1024);

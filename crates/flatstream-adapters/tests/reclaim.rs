@@ -1,9 +1,13 @@
 //! Buffer reclamation: capacity returns to the baseline after a burst, and every payload read
-//! or written around the reclamation is intact.
+//! or written around the reclamation is intact. A writer reclaims through `Reclaiming`, a
+//! reader through its own `with_reclaim`.
 
 use flatbuffers::FlatBufferBuilder;
-use flatstream_adapters::{NoReclaim, ReclaimExt, ShrinkAbove, ShrinkAfter};
-use flatstream_core::{DefaultDeframer, DefaultFramer, MessageReader, StreamReader, StreamWriter};
+use flatstream_adapters::ReclaimExt;
+use flatstream_core::{
+    DefaultDeframer, DefaultFramer, MessageReader, NoReclaim, ShrinkAbove, ShrinkAfter,
+    StreamReader, StreamWriter,
+};
 // `Opaque`: bytes the reader copies through its own buffer, the buffer these policies reclaim.
 use flatstream_test_support::Opaque;
 
@@ -104,12 +108,12 @@ fn reader_buffer_returns_to_the_baseline_after_a_burst() {
     const BASELINE: usize = 4096;
     let bytes = burst_stream();
     let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
-        .reclaim(ShrinkAfter::new(BASELINE, 10));
+        .with_reclaim(ShrinkAfter::new(BASELINE, 10));
     let mut capacities = vec![];
     let mut read = vec![];
     while let Some(p) = r.read_message().unwrap() {
         read.push(flatbuffers::root::<&str>(p).unwrap().to_owned());
-        capacities.push(r.get_ref().capacity());
+        capacities.push(r.capacity());
     }
     assert_eq!(read, burst(), "every payload intact across the reclamation");
     // The policy fires after the tenth small message (index 17); the shrink happens before the
@@ -122,10 +126,10 @@ fn shrink_above_returns_memory_right_after_an_outsized_message() {
     const BASELINE: usize = 4096;
     let bytes = burst_stream();
     let mut r = StreamReader::with_capacity(BASELINE, Opaque(&bytes[..]), DefaultDeframer)
-        .reclaim(ShrinkAbove::new(BASELINE, 32 * 1024));
+        .with_reclaim(ShrinkAbove::new(BASELINE, 32 * 1024));
     assert_eq!(read_strings(&mut r), burst());
     // The last large message was followed by small ones: the buffer went back at once.
-    assert_eq!(r.get_ref().capacity(), BASELINE);
+    assert_eq!(r.capacity(), BASELINE);
 
     let mut w =
         StreamWriter::new(Vec::new(), DefaultFramer).reclaim(ShrinkAbove::new(256, 32 * 1024));

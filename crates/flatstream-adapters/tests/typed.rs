@@ -2,12 +2,11 @@
 
 use flatbuffers::{FlatBufferBuilder, VerifierOptions};
 use flatstream_adapters::{
-    DeframerExt, FramerExt, ReclaimExt, ShrinkAfter, StructuralValidator, TypedReaderExt,
-    TypedValidator, Validator,
+    DeframerExt, FramerExt, StructuralValidator, TypedReaderExt, TypedValidator, Validator,
 };
 use flatstream_core::{
-    BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, ErrorKind, StreamReader,
-    StreamWriter,
+    BufReadStreamReader, DefaultDeframer, DefaultFramer, Error, ErrorKind, ShrinkAfter,
+    StreamReader, StreamWriter,
 };
 
 use flatstream_test_support::telemetry::{Telemetry, TelemetryArgs};
@@ -136,7 +135,8 @@ fn verifier_options_are_applied() {
 #[test]
 fn typed_reading_works_through_a_reclaiming_reader() {
     let bytes = stream(20);
-    let mut r = StreamReader::new(&bytes[..], DefaultDeframer).reclaim(ShrinkAfter::new(1024, 4));
+    let mut r =
+        StreamReader::new(&bytes[..], DefaultDeframer).with_reclaim(ShrinkAfter::new(1024, 4));
     let mut n = 0;
     r.process_typed::<Telemetry<'_>, _, _>(|t| {
         assert_eq!(t.device_id(), n % 64 + 1);

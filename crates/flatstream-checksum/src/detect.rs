@@ -10,6 +10,10 @@ use crate::{AnyChecksum, ChecksumKind};
 /// How many leading frames [`detect`] reads under each framing at most.
 pub const DETECT_FRAMES: u64 = 64;
 
+/// The fewest leading bytes [`detect`] asks for ([`Detection::NeedMore`]): 64 KiB, the
+/// [`DETECT_FRAMES`] leading frames in one read when their payloads are under 1 KiB.
+pub const DETECT_HEAD_LEN: usize = 64 << 10;
+
 /// Tells which checksum a stream was written with from `head`, its leading bytes (`complete`
 /// if they are all of it), reading payloads bounded by `max_frame_len`.
 ///
@@ -32,6 +36,41 @@ pub const DETECT_FRAMES: u64 = 64;
 ///
 /// Anything else is [`Detection::Unknown`], with what stopped each framing. Detection never
 /// guesses: [`Display`](fmt::Display) on an ambiguous or unknown result says why.
+///
+/// # How many bytes
+///
+/// Detection does not depend on the leading frames fitting a fixed number of bytes. When the
+/// framing cannot be told yet and `head` is not the whole input but ends inside a frame some
+/// framing still reads (a first frame of 5 MiB in a 64 KiB head, say), the result is
+/// [`Detection::NeedMore`] with the number of leading bytes to detect from: at least
+/// [`DETECT_HEAD_LEN`], and enough for the frame each such framing is waiting for (bounded by
+/// `max_frame_len`: a frame declaring more fails that framing). Read that many (or all of a
+/// shorter input) and call `detect` again, from an empty `head` at first; each answer asks for
+/// more than `head` holds, and a complete `head` never gets `NeedMore`. So every caller, the
+/// command line and SQL alike, detects a file from the same leading bytes and finds the same
+/// framing:
+///
+/// ```
+/// use flatstream::checksum::{detect, Detection};
+///
+/// // The leading `len` bytes of the input, and whether they are all of it.
+/// fn leading(input: &[u8], len: usize) -> (&[u8], bool) {
+///     (&input[..len.min(input.len())], input.len() <= len)
+/// }
+///
+/// let input = [5, 0, 0, 0, b'h', b'e', b'l', b'l', b'o'];
+/// let mut len = 0;
+/// let detection = loop {
+///     let (head, complete) = leading(&input, len);
+///     match detect(head, complete, 1 << 20) {
+///         Detection::NeedMore { len: more } => len = more,
+///         done => break done,
+///     }
+/// };
+/// assert!(matches!(detection, Detection::Found { frames: 1, .. }));
+/// ```
+///
+/// A whole input in memory needs no loop: `detect(&bytes, true, max)`.
 ///
 /// ```
 /// # #[cfg(feature = "crc32")]
@@ -62,12 +101,28 @@ pub fn detect(head: &[u8], complete: bool, max_frame_len: usize) -> Detection {
     if head.is_empty() && complete {
         return Detection::Empty;
     }
-    let trials: Vec<Trial> = ChecksumKind::ALL
+    // Each trial, and the leading bytes it waits for if the end of `head` stopped it.
+    let (trials, waits): (Vec<Trial>, Vec<Option<usize>>) = ChecksumKind::ALL
         .into_iter()
         .filter(|kind| kind.is_enabled())
         .map(|kind| Trial::run(kind, head, complete, max_frame_len))
-        .collect();
+        .unzip();
+    let detection = decide(head, trials);
+    if detection.kind().is_some() {
+        return detection;
+    }
+    // Undecided: if a framing stopped only because `head` ends inside its next frame, the
+    // bytes after it may settle the question. Ask for that frame under every such framing.
+    match waits.into_iter().flatten().max() {
+        Some(wait) => Detection::NeedMore {
+            len: wait.max(DETECT_HEAD_LEN),
+        },
+        None => detection,
+    }
+}
 
+/// The rule of [`detect`] over the trials of `head`.
+fn decide(head: &[u8], trials: Vec<Trial>) -> Detection {
     // A wrong checksum verifies a frame that tells the checksums apart only by chance (2^-16
     // for CRC-16, far less for the others), so a failure after such frames is damage in the
     // stream, not a sign of the wrong framing.
@@ -154,6 +209,12 @@ pub enum Detection {
         /// [`ChecksumKind::ALL`].
         trials: Vec<Trial>,
     },
+    /// The leading bytes given end inside a frame before the framing can be told: call
+    /// [`detect`] again with the first `len` bytes of the input (or all of a shorter one).
+    NeedMore {
+        /// How many leading bytes to detect from: more than were given.
+        len: usize,
+    },
 }
 
 impl Detection {
@@ -170,7 +231,9 @@ impl Detection {
         match self {
             Detection::Found { kind, .. } => Some(*kind),
             Detection::Empty => Some(ChecksumKind::None),
-            Detection::Ambiguous { .. } | Detection::Unknown { .. } => None,
+            Detection::Ambiguous { .. }
+            | Detection::Unknown { .. }
+            | Detection::NeedMore { .. } => None,
         }
     }
 }
@@ -214,6 +277,10 @@ impl fmt::Display for Detection {
                 }
                 f.write_str(")")
             }
+            Detection::NeedMore { len } => write!(
+                f,
+                "the leading frames run past the bytes read: detection needs the first {len} bytes"
+            ),
         }
     }
 }
@@ -271,7 +338,10 @@ pub enum TrialEnd {
 }
 
 impl Trial {
-    fn run(kind: ChecksumKind, head: &[u8], complete: bool, max: usize) -> Trial {
+    /// Reads the leading frames of `head` under `kind`. With the trial, the number of leading
+    /// bytes it waits for when the end of an incomplete `head` stopped it: the end of the frame
+    /// that `head` cuts (or of the next header, if `head` ends between two frames).
+    fn run(kind: ChecksumKind, head: &[u8], complete: bool, max: usize) -> (Trial, Option<usize>) {
         let mut t = Trial {
             kind,
             frames: 0,
@@ -279,10 +349,12 @@ impl Trial {
             end: TrialEnd::Enough,
         };
         let Ok(checksum) = AnyChecksum::new(kind) else {
-            return t;
+            return (t, None);
         };
+        let header_len = flatstream_core::frame::header_len(checksum.size());
         let mut frames = Frames::new(head, ChecksumDeframer::new(checksum)).with_max_frame_len(max);
         while t.frames < DETECT_FRAMES {
+            let mut wait = None;
             t.end = match frames.next() {
                 Some(Ok(payload)) => {
                     t.frames += 1;
@@ -292,12 +364,20 @@ impl Trial {
                 // Where the head ends, the input ends only if the head is all of it.
                 None if complete => TrialEnd::Clean,
                 Some(Err(Error::UnexpectedEof { .. })) if complete => TrialEnd::Torn,
-                None | Some(Err(Error::UnexpectedEof { .. })) => TrialEnd::Enough,
+                None => {
+                    wait = Some(head.len().saturating_add(header_len));
+                    TrialEnd::Enough
+                }
+                Some(Err(Error::UnexpectedEof { offset, needed, .. })) => {
+                    let end = offset.saturating_add(needed);
+                    wait = Some(usize::try_from(end).unwrap_or(usize::MAX));
+                    TrialEnd::Enough
+                }
                 Some(Err(e)) => TrialEnd::Failed(e),
             };
-            return t;
+            return (t, wait);
         }
-        t
+        (t, None)
     }
 
     /// Whether the frames it verified tell its checksum from the others: a non-empty payload
@@ -474,6 +554,95 @@ mod tests {
         }
     }
 
+    /// Detects `input` as a caller that reads leading bytes on demand does; also returns
+    /// the leading bytes it read.
+    fn detect_leading(input: &[u8], max: usize) -> (Detection, usize) {
+        let mut len = 0;
+        loop {
+            let (head, complete) = (&input[..len.min(input.len())], input.len() <= len);
+            match detect(head, complete, max) {
+                Detection::NeedMore { len: more } => {
+                    assert!(
+                        more > head.len() && !complete,
+                        "{more} after {}",
+                        head.len()
+                    );
+                    len = more;
+                }
+                done => return (done, head.len()),
+            }
+        }
+    }
+
+    #[test]
+    fn a_first_frame_larger_than_any_fixed_head_is_detected() {
+        // 3 MiB of text, then small frames: a fixed head of 64 KiB or 1 MiB cuts the first.
+        let large: Vec<u8> = b"abcdefghijklmnopqrstuvwxyz"
+            .iter()
+            .cycle()
+            .take(3 << 20)
+            .copied()
+            .collect();
+        for kind in ChecksumKind::ALL {
+            let bytes = stream(kind, &[&large[..], b"second", b"third"]);
+            // What a fixed head used to make of it: no framing reads a frame.
+            let cut = detect(&bytes[..1 << 20], false, MAX);
+            assert!(matches!(cut, Detection::NeedMore { .. }), "{kind}: {cut:?}");
+            let (detection, read) = detect_leading(&bytes, MAX);
+            assert_eq!(detection.kind(), Some(kind), "{kind}: {detection:?}");
+            // The first frame, and no more than the widest header past it.
+            assert!(read <= large.len() + 2 * 12, "{kind}: read {read}");
+            // The first frame alone, the whole input: found too.
+            let one = stream(kind, &[&large[..]]);
+            assert_eq!(detect_leading(&one, MAX).0.kind(), Some(kind), "{kind}");
+        }
+    }
+
+    #[test]
+    fn more_bytes_are_asked_for_only_when_they_can_settle_it() {
+        let bytes = stream(ChecksumKind::Crc32, &[b"one", b"two", b"three"]);
+        // Decided from a head cut inside the third frame: no more asked for.
+        assert!(matches!(
+            detect(&bytes[..bytes.len() - 2], false, MAX),
+            Detection::Found {
+                kind: ChecksumKind::Crc32,
+                frames: 2
+            }
+        ));
+        // Nothing yet: at least DETECT_HEAD_LEN asked for.
+        assert!(matches!(
+            detect(&[], false, MAX),
+            Detection::NeedMore {
+                len: DETECT_HEAD_LEN
+            }
+        ));
+        // A length over the bound fails every framing: unknown, whatever follows.
+        let over = [
+            0xff, 0xff, 0xff, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+        ];
+        assert!(matches!(
+            detect(&over, false, 1 << 20),
+            Detection::Unknown { .. }
+        ));
+        // Within the bound, the frame it declares is waited for, under every framing.
+        let wait = detect(&over, false, 1 << 30);
+        assert!(
+            matches!(wait, Detection::NeedMore { len } if len == 0x00ff_ffff + 12),
+            "{wait:?}"
+        );
+        assert_eq!(wait.kind(), Option::None);
+        assert!(
+            wait.to_string().contains("needs the first 16777227 bytes"),
+            "{wait}"
+        );
+        // Empty frames up to the frame limit: ambiguous, no more asked for.
+        let empties = stream(ChecksumKind::Crc32, &[&b""[..]; 80]);
+        assert!(matches!(
+            detect(&empties[..70 * 8], false, MAX),
+            Detection::Ambiguous { .. }
+        ));
+    }
+
     #[test]
     fn trials_and_counts_read_as_words() {
         assert_eq!(Plural(1, "frame").to_string(), "1 frame");
@@ -485,7 +654,7 @@ mod tests {
             "none, crc32 and crc16"
         );
         // A torn first frame: no checksum reads a length of 0x10 past the end of 6 bytes.
-        let torn = Trial::run(None, &[0x10, 0, 0, 0, 1, 2], true, MAX);
+        let (torn, _) = Trial::run(None, &[0x10, 0, 0, 0, 1, 2], true, MAX);
         assert_eq!(
             torn.to_string(),
             "the first frame runs past the end of the input"

@@ -169,7 +169,7 @@ pub use crc32::Crc32;
 #[cfg(feature = "crc32c")]
 #[cfg_attr(docsrs, doc(cfg(feature = "crc32c")))]
 pub use crc32c::Crc32c;
-pub use detect::{Ambiguity, DETECT_FRAMES, Detection, Trial, TrialEnd, detect};
+pub use detect::{Ambiguity, DETECT_FRAMES, DETECT_HEAD_LEN, Detection, Trial, TrialEnd, detect};
 pub use flatstream_core::{Checksum, NoChecksum};
 pub use kind::{AnyChecksum, ChecksumKind, ChecksumKindError, WithChecksum};
 #[cfg(feature = "xxhash")]

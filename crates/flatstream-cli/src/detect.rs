@@ -1,6 +1,7 @@
 //! Framing detection for the commands: the library's [`detect`] (one rule for the command
-//! line and SQL), its results in the command's words, the framing a command reads with, and
-//! the hint after a wrong `--checksum`.
+//! line and SQL, run on an input's head by [`Input::open`](crate::input::Input::open)), its
+//! results in the command's words, the framing a command reads with, and the hint after a
+//! wrong `--checksum`.
 
 use crate::failure::Failure;
 use crate::failure::describe;
@@ -51,28 +52,33 @@ pub(crate) struct Framing {
     pub(crate) checksum: AnyChecksum,
     /// Whether it was detected (rather than given with `--checksum`).
     pub(crate) detected: bool,
+    /// For a framing given: another one under which the leading frames verify, if any.
+    other: Option<ChecksumKind>,
 }
 
-/// The framing to read with: `given`, or detected from `head`. Fails (exit status 2) when it
-/// cannot be told; an empty input reads as no checksum.
+/// The framing to read with: `given`, or the one `detection` (of the input's head) found.
+/// Fails (exit status 2) when it cannot be told; an empty input reads as no checksum.
 pub(crate) fn resolve(
     given: Option<ChecksumKind>,
-    head: &[u8],
-    complete: bool,
-    max: usize,
+    detection: &Detection,
     option: &str,
 ) -> Result<Framing, Failure> {
-    let (kind, detected) = match given {
-        Some(kind) => (kind, false),
+    let (kind, detected, other) = match given {
+        Some(kind) => {
+            let other = match detection {
+                Detection::Found { kind: found, .. } if *found != kind => Some(*found),
+                _ => None,
+            };
+            (kind, false, other)
+        }
         None => {
-            let detection = detect(head, complete, max);
             let Some(kind) = detection.kind() else {
                 return Err(Failure::error(format_args!(
                     "cannot tell the stream's framing: {}; pass {option} KIND",
-                    describe_detection(&detection)
+                    describe_detection(detection)
                 )));
             };
-            (kind, true)
+            (kind, true, None)
         }
     };
     let checksum = AnyChecksum::new(kind).map_err(Failure::error)?;
@@ -80,24 +86,15 @@ pub(crate) fn resolve(
         kind,
         checksum,
         detected,
+        other,
     })
 }
 
 /// For an error in the first frame read with a framing the user gave: "; did you mean
 /// --checksum K?" if the leading frames verify under another framing, else nothing.
-pub(crate) fn hint(
-    framing: &Framing,
-    offset: u64,
-    head: &[u8],
-    complete: bool,
-    max: usize,
-    option: &str,
-) -> String {
-    if framing.detected || offset != 0 {
-        return String::new();
-    }
-    match detect(head, complete, max) {
-        Detection::Found { kind, .. } if kind != framing.kind => {
+pub(crate) fn hint(framing: &Framing, offset: u64, option: &str) -> String {
+    match framing.other {
+        Some(kind) if !framing.detected && offset == 0 => {
             format!("; did you mean {option} {kind}?")
         }
         _ => String::new(),
@@ -117,19 +114,18 @@ mod tests {
         let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Crc32));
         writer.write_payload(b"payload").unwrap();
         let bytes = writer.into_inner();
-        let given = resolve(
-            Some(ChecksumKind::XxHash64),
-            &bytes,
-            true,
-            MAX,
-            "--checksum",
-        )
-        .unwrap();
+        let detection = detect(&bytes, true, MAX);
+        let given = resolve(Some(ChecksumKind::XxHash64), &detection, "--checksum").unwrap();
         assert_eq!(
-            hint(&given, 0, &bytes, true, MAX, "--checksum"),
+            hint(&given, 0, "--checksum"),
             "; did you mean --checksum crc32?"
         );
-        assert_eq!(hint(&given, 9, &bytes, true, MAX, "--checksum"), "");
+        assert_eq!(hint(&given, 9, "--checksum"), "");
+        // Detected, or given as found: no hint.
+        let detected = resolve(None, &detection, "--checksum").unwrap();
+        assert_eq!(hint(&detected, 0, "--checksum"), "");
+        let right = resolve(Some(ChecksumKind::Crc32), &detection, "--checksum").unwrap();
+        assert_eq!(hint(&right, 0, "--checksum"), "");
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! The input of a command: a file, memory-mapped where possible, or a stream (standard input,
-//! a pipe, `--no-mmap`), with its leading bytes at hand for framing detection.
+//! a pipe, `--no-mmap`), with its leading bytes at hand for framing detection: as many as the
+//! library's [`detect`] asks for, so that a first frame of any size within the bound is read
+//! whole, and a file gives the same head mapped, streamed or read by SQL.
 //!
 //! Files are mapped with the library's [`MappedFile`], whose docs state the risk of a mapped
 //! file (another process truncating it raises SIGBUS, as it does under `ripgrep`; one
 //! modifying it changes the bytes read). Mapping is what lets `verify` read at the speed of the
 //! checksum (a stream read copies every byte once more); `--no-mmap` avoids it.
 
-use crate::detect::Framing;
+use crate::detect::{Detection, Framing, detect};
 use crate::failure::{Failure, io_message};
 use flatstream::checksum::AnyChecksum;
 use flatstream::read::MappedFile;
@@ -14,9 +16,6 @@ use flatstream::{ChecksumDeframer, StreamReader};
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::Path;
-
-/// How many leading bytes framing detection looks at.
-pub(crate) const HEAD_LEN: usize = 1 << 20;
 
 /// Whether a command wants the bytes mapped or read as a stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,24 +31,36 @@ pub(crate) struct Input {
     /// The name to print: the path, or "stdin".
     pub(crate) name: String,
     body: Body,
+    /// How many leading bytes detection reads: the input's head is the first `head_len` bytes
+    /// (or all of a shorter input).
+    head_len: usize,
+    /// What detection made of the head.
+    detection: Detection,
 }
 
 enum Body {
     /// A memory-mapped file (or an empty one, which is not mapped).
     Mapped(MappedFile),
-    /// A stream: its first bytes (up to [`HEAD_LEN`]) already read, the rest still in `rest`.
+    /// A stream: its first bytes already read (the head, and one byte past it when there is
+    /// one, so that a head which is the whole input is known as such), the rest in `rest`.
     Stream {
-        head: Vec<u8>,
-        /// Whether `head` is the whole input.
-        complete: bool,
+        read: Vec<u8>,
         rest: Box<dyn Read>,
         len: Option<u64>,
     },
 }
 
 impl Input {
-    /// Opens `path` (`-` for standard input).
-    pub(crate) fn open(path: &str, access: Access) -> Result<Input, Failure> {
+    /// Opens `path` (`-` for standard input) and reads its head: the leading bytes framing
+    /// detection needs under the bound `max` (see [`detect`]).
+    pub(crate) fn open(path: &str, access: Access, max: usize) -> Result<Input, Failure> {
+        let mut input = Input::unread(path, access)?;
+        input.read_head(max)?;
+        Ok(input)
+    }
+
+    /// Opens `path` without reading anything.
+    fn unread(path: &str, access: Access) -> Result<Input, Failure> {
         if path == "-" {
             return Input::stream("stdin".to_owned(), Box::new(io::stdin()), None);
         }
@@ -67,6 +78,8 @@ impl Input {
                 return Ok(Input {
                     name,
                     body: Body::Mapped(map),
+                    head_len: 0,
+                    detection: Detection::Empty,
                 });
             }
         }
@@ -74,34 +87,62 @@ impl Input {
         Input::stream(name, Box::new(file), len)
     }
 
-    fn stream(name: String, mut rest: Box<dyn Read>, len: Option<u64>) -> Result<Input, Failure> {
-        let mut head = Vec::new();
-        (&mut rest)
-            .take(HEAD_LEN as u64)
-            .read_to_end(&mut head)
-            .map_err(|e| Failure::io(&name, e))?;
-        // A short read means the end, except exactly at HEAD_LEN, where only reading says.
-        let complete = head.len() < HEAD_LEN;
+    fn stream(name: String, rest: Box<dyn Read>, len: Option<u64>) -> Result<Input, Failure> {
         Ok(Input {
             name,
             body: Body::Stream {
-                head,
-                complete,
+                read: Vec::new(),
                 rest,
                 len,
             },
+            head_len: 0,
+            detection: Detection::Empty,
         })
     }
 
-    /// The leading bytes (up to [`HEAD_LEN`]), and whether they are the whole input.
-    pub(crate) fn head(&self) -> (&[u8], bool) {
-        match &self.body {
-            Body::Mapped(m) => {
-                let bytes = m.as_bytes();
-                (&bytes[..bytes.len().min(HEAD_LEN)], bytes.len() <= HEAD_LEN)
+    /// Reads the head: from nothing, as many leading bytes as [`detect`] asks for, until it
+    /// tells the framing or says why it cannot. The same bytes whether the input is mapped or
+    /// streamed, and the same as flatstream-datafusion reads for a file.
+    fn read_head(&mut self, max: usize) -> Result<(), Failure> {
+        loop {
+            if let Body::Stream { read, rest, .. } = &mut self.body {
+                // One byte past the head, if there is one: then the head is not all of it.
+                let want = self.head_len.saturating_add(1);
+                if read.len() < want {
+                    let missing = (want - read.len()) as u64;
+                    rest.by_ref()
+                        .take(missing)
+                        .read_to_end(read)
+                        .map_err(|e| Failure::io(&self.name, e))?;
+                }
             }
-            Body::Stream { head, complete, .. } => (head, *complete),
+            let (head, complete) = self.head();
+            match detect(head, complete, max) {
+                Detection::NeedMore { len } => self.head_len = len,
+                detection => {
+                    self.detection = detection;
+                    return Ok(());
+                }
+            }
         }
+    }
+
+    /// What framing detection made of the head (under the bound given to [`open`](Self::open)),
+    /// whether or not the command was given `--checksum`: the framing to read with, or the
+    /// one to suggest after an error.
+    pub(crate) fn detection(&self) -> &Detection {
+        &self.detection
+    }
+
+    /// The leading bytes framing detection reads, and whether they are the whole input.
+    pub(crate) fn head(&self) -> (&[u8], bool) {
+        let bytes = match &self.body {
+            Body::Mapped(m) => m.as_bytes(),
+            Body::Stream { read, .. } => read,
+        };
+        // A stream holds one byte past the head unless it ended: the same answer as mapped.
+        let len = bytes.len().min(self.head_len);
+        (&bytes[..len], bytes.len() <= self.head_len)
     }
 
     /// The input's length, if it is known before reading it all.
@@ -134,8 +175,8 @@ impl Input {
     pub(crate) fn reader(&mut self) -> Box<dyn Read + '_> {
         match &mut self.body {
             Body::Mapped(m) => Box::new(m.as_bytes()),
-            Body::Stream { head, rest, .. } => {
-                Box::new(Cursor::new(std::mem::take(head)).chain(rest))
+            Body::Stream { read, rest, .. } => {
+                Box::new(Cursor::new(std::mem::take(read)).chain(rest))
             }
         }
     }
@@ -145,11 +186,11 @@ impl Input {
         match self.body {
             Body::Mapped(m) => Ok(Bytes::Mapped(m)),
             Body::Stream {
-                mut head, mut rest, ..
+                mut read, mut rest, ..
             } => {
-                rest.read_to_end(&mut head)
+                rest.read_to_end(&mut read)
                     .map_err(|e| Failure::io(&self.name, e))?;
-                Ok(Bytes::Owned(head))
+                Ok(Bytes::Owned(read))
             }
         }
     }

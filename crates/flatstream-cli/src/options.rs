@@ -2,6 +2,7 @@
 
 use crate::detect::{self, Framing};
 use crate::failure::Failure;
+use crate::input::Input;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use flatstream::checksum::ChecksumKind;
@@ -138,10 +139,10 @@ impl FramingArgs {
         self.max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN)
     }
 
-    /// The framing to read with: `--checksum`, else detected from `head` under
-    /// [`max`](Self::max) (see [`detect::resolve`]).
-    pub(crate) fn resolve(&self, head: &[u8], complete: bool) -> Result<Framing, Failure> {
-        detect::resolve(self.checksum, head, complete, self.max(), "--checksum")
+    /// The framing to read `input` with: `--checksum`, else the one detected from its head
+    /// (see [`detect::resolve`]).
+    pub(crate) fn resolve(&self, input: &Input) -> Result<Framing, Failure> {
+        detect::resolve(self.checksum, input.detection(), "--checksum")
     }
 }
 
@@ -198,8 +199,8 @@ how the stream ends: clean, a torn tail at an offset (a frame cut short, what a 
 leaves), a damaged length (a frame runs past the end, but intact frames follow it: run salvage),
 or a corrupt frame at an offset. Memory stays bounded whatever the file's size.
 
-Framing detection reads the leading frames (up to 64, within the first MiB) with each framing
-in turn. It names the one whose checksums verify non-empty payloads; the stream is ambiguous
+Framing detection reads the leading frames (up to 64, from the first 64 KiB, or from as many
+bytes as a larger leading frame takes, within --max-frame-len) with each framing in turn. It names the one whose checksums verify non-empty payloads; the stream is ambiguous
 when no payload tells them apart (all-zero bytes: the CRCs of an empty payload are 0), and
 then inspect says why. An empty input needs no framing: it is a clean stream of zero frames.
 

@@ -119,19 +119,14 @@ pub(crate) fn walk<M: MessageReader>(
 /// after damage needs (see [`detect::hint`]): how `cat`, `convert` and `export` read an input.
 pub(crate) struct Framed {
     framing: Framing,
-    head: Vec<u8>,
-    complete: bool,
     max: usize,
 }
 
 impl Framed {
     /// The framing to read `input` with, as `args` say (see [`FramingArgs::resolve`]).
     pub(crate) fn resolve(input: &Input, args: &FramingArgs) -> Result<Framed, Failure> {
-        let (head, complete) = input.head();
         Ok(Framed {
-            framing: args.resolve(head, complete)?,
-            head: head.to_vec(),
-            complete,
+            framing: args.resolve(input)?,
             max: args.max(),
         })
     }
@@ -157,14 +152,7 @@ impl Framed {
     pub(crate) fn damage(&self, walked: &Walked) -> Option<String> {
         let mut damage = walked.end.damage(walked.frames)?;
         let offset = walked.end.damage_offset().unwrap_or(0);
-        damage.push_str(&detect::hint(
-            &self.framing,
-            offset,
-            &self.head,
-            self.complete,
-            self.max,
-            "--checksum",
-        ));
+        damage.push_str(&detect::hint(&self.framing, offset, "--checksum"));
         Some(damage)
     }
 }

@@ -563,3 +563,67 @@ fn generate_stands_alone_and_a_command_is_required_otherwise() {
     assert_eq!(out.status, 2, "{out:?}");
     assert_contains(&out.stderr, "a command is required");
 }
+
+/// Readings 0, 1 and 2, the first one a FlatBuffer of more than 2 MiB (an unreferenced
+/// vector before its table), framed with `kind`: larger than any fixed head detection read.
+fn large_first_frame(kind: ChecksumKind) -> Vec<u8> {
+    use flatstream::StreamSerialize;
+    use flatstream::flatbuffers::FlatBufferBuilder;
+    use flatstream_test_support::telemetry::Reading;
+    let payloads: Vec<Vec<u8>> = (0..3)
+        .map(|i| {
+            let mut builder = FlatBufferBuilder::new();
+            if i == 0 {
+                builder.create_vector(&vec![0x5au8; 2 << 20]);
+            }
+            Reading::nth(i).serialize(&mut builder).unwrap();
+            builder.finished_data().to_vec()
+        })
+        .collect();
+    assert!(payloads[0].len() > 2 << 20);
+    framed(kind, &payloads)
+}
+
+#[test]
+fn a_first_frame_over_a_mebibyte_is_detected_by_every_command_that_reads_it() {
+    let dir = Dir::new();
+    let schema = telemetry_bfbs();
+    for kind in ChecksumKind::ALL {
+        let bytes = large_first_frame(kind);
+        let path = dir.file(&format!("large-{kind}.fs"), &bytes);
+
+        let inspect = run(&["inspect", &path, "--json"]);
+        let report = inspect.ok().json();
+        assert_eq!(report["framing"].as_str(), Some(kind.name()), "{report}");
+        assert_eq!(report["frames"].as_u64(), Some(3), "{report}");
+
+        // A file, and the same bytes on standard input (read as a stream, not mapped).
+        let from_file = run(&["cat", &path, "--schema", &schema]);
+        let from_stdin = run_stdin(&["cat", "-", "--schema", &schema], &bytes);
+        for cat in [from_file, from_stdin] {
+            let messages = cat.ok().json_lines();
+            assert_eq!(messages.len(), 3, "{kind}");
+            for (i, m) in messages.iter().enumerate() {
+                assert_reading(m, i as u64);
+            }
+        }
+
+        #[cfg(feature = "sql")]
+        {
+            let sql = format!("SELECT device_id FROM '{path}' ORDER BY device_id");
+            let rows = run(&["query", "-s", &schema, "--format", "json", &sql])
+                .ok()
+                .json_lines();
+            let ids: Vec<Option<u64>> = rows.iter().map(|r| r["device_id"].as_u64()).collect();
+            assert_eq!(ids, [Some(1), Some(2), Some(3)], "{kind}");
+
+            let lines = run(&["export", &path, "-s", &schema, "--to", "jsonl"])
+                .ok()
+                .json_lines();
+            assert_eq!(lines.len(), 3, "{kind}");
+            for (i, m) in lines.iter().enumerate() {
+                assert_reading(m, i as u64);
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! [`FrameConfig`]: one value that says how frames are read and written, and builds the readers
 //! and writers.
 
-use crate::read::buffer::{ReadBuffer, Storage};
+use crate::read::buffer::{DEFAULT_CAPACITY, ReadBuffer, Storage};
 use crate::read::reclaim::{NoReclaim, ReclaimPolicy};
 use crate::read::slice::Frames;
 use crate::wire::checksum::Checksum;
@@ -12,17 +12,22 @@ use crate::wire::framing::{ChecksumDeframer, ChecksumFramer, DefaultDeframer, De
 /// the bound on payloads, the read buffer's capacity and its reclaim policy. One value builds
 /// every reader and writer, sync and async, so that both ends agree.
 ///
-/// Settings that change the type (the format, the policy) take `self`; the others are
-/// `&mut self` setters, as in tokio-util's `length_delimited::Builder`. Each says its default
-/// and whether it applies to reading, writing or both.
+/// Every setting is a `with_` method that takes the configuration by value and returns it, as
+/// the readers' and writers' own settings do (`with_max_frame_len`, `with_reclaim`): some
+/// change its type (the format, the reclaim policy), so all take `self`, in any order. Each
+/// says its default and whether it applies to reading, writing or both; the getters bear the
+/// setting's name ([`max_frame_len`](Self::max_frame_len), [`capacity`](Self::capacity), …).
+/// Building a reader or writer takes `&self`, so one configuration serves any number of them.
 ///
 /// ```
 /// use flatstream::FrameConfig;
 /// use flatstream::checksum::NoChecksum;
 /// use flatstream::read::MessageReader;
 ///
-/// let mut config = FrameConfig::new().checksum(NoChecksum);
-/// config.max_frame_len(64 * 1024);
+/// let config = FrameConfig::new()
+///     .with_checksum(NoChecksum)
+///     .with_max_frame_len(64 * 1024);
+/// assert_eq!(config.max_frame_len(), 64 * 1024);
 ///
 /// let mut writer = config.writer(Vec::new());
 /// writer.write(&"one")?;
@@ -85,7 +90,7 @@ impl FrameConfig {
             deframer: DefaultDeframer,
             reclaim: NoReclaim,
             max_frame_len: DEFAULT_MAX_FRAME_LEN,
-            capacity: ReadBuffer::<DefaultDeframer>::DEFAULT_CAPACITY,
+            capacity: DEFAULT_CAPACITY,
         }
     }
 }
@@ -94,7 +99,7 @@ impl<F, D, P> FrameConfig<F, D, P> {
     /// Protects every payload with `checksum`: [`ChecksumFramer`] and [`ChecksumDeframer`] of
     /// the same algorithm. Applies to **reading and writing**. Default: no checksum
     /// ([`DefaultFramer`], [`DefaultDeframer`]).
-    pub fn checksum<C: Checksum + Clone>(
+    pub fn with_checksum<C: Checksum + Clone>(
         self,
         checksum: C,
     ) -> FrameConfig<ChecksumFramer<C>, ChecksumDeframer<C>, P> {
@@ -109,7 +114,7 @@ impl<F, D, P> FrameConfig<F, D, P> {
 
     /// Writes with `framer` (an adapter stack, say). Applies to **writing**. Default:
     /// [`DefaultFramer`].
-    pub fn framer<G>(self, framer: G) -> FrameConfig<G, D, P> {
+    pub fn with_framer<G>(self, framer: G) -> FrameConfig<G, D, P> {
         FrameConfig {
             framer,
             deframer: self.deframer,
@@ -121,7 +126,7 @@ impl<F, D, P> FrameConfig<F, D, P> {
 
     /// Reads with `deframer` (a validating one, say). Applies to **reading**. Default:
     /// [`DefaultDeframer`].
-    pub fn deframer<E>(self, deframer: E) -> FrameConfig<F, E, P> {
+    pub fn with_deframer<E>(self, deframer: E) -> FrameConfig<F, E, P> {
         FrameConfig {
             framer: self.framer,
             deframer,
@@ -135,7 +140,7 @@ impl<F, D, P> FrameConfig<F, D, P> {
     /// ([`ShrinkAfter`](crate::ShrinkAfter), [`ShrinkAbove`](crate::ShrinkAbove)). Applies to
     /// **reading** through a buffer (not to readers in place, which hold no buffer). Default:
     /// [`NoReclaim`].
-    pub fn reclaim<Q>(self, policy: Q) -> FrameConfig<F, D, Q> {
+    pub fn with_reclaim<Q>(self, policy: Q) -> FrameConfig<F, D, Q> {
         FrameConfig {
             framer: self.framer,
             deframer: self.deframer,
@@ -153,41 +158,42 @@ impl<F, D, P> FrameConfig<F, D, P> {
     /// longer payload is refused before any of it is written. **Readers of untrusted input
     /// should set a bound that fits their messages.** A deframer with a bound of its own keeps
     /// the smaller one.
-    pub fn max_frame_len(&mut self, max: usize) -> &mut Self {
+    pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self
     }
 
     /// Sets the size a read buffer grows to freely (at least 16 bytes; past it, only for a
     /// frame that needs it, as its bytes arrive). Applies to **reading** through a buffer.
-    /// Default: 64 KiB.
-    pub fn capacity(&mut self, capacity: usize) -> &mut Self {
+    /// Default: [`DEFAULT_CAPACITY`] (64 KiB).
+    pub fn with_capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(16);
         self
     }
 
-    /// The bound set ([`max_frame_len`](Self::max_frame_len)).
-    pub fn get_max_frame_len(&self) -> usize {
+    /// The bound on payloads ([`with_max_frame_len`](Self::with_max_frame_len)).
+    pub fn max_frame_len(&self) -> usize {
         self.max_frame_len
     }
 
-    /// The read buffer's capacity set ([`capacity`](Self::capacity)).
-    pub fn get_capacity(&self) -> usize {
+    /// The read buffer's capacity ([`with_capacity`](Self::with_capacity)).
+    pub fn capacity(&self) -> usize {
         self.capacity
     }
 
-    /// The framer.
-    pub fn get_framer(&self) -> &F {
+    /// The framer ([`with_framer`](Self::with_framer), [`with_checksum`](Self::with_checksum)).
+    pub fn framer(&self) -> &F {
         &self.framer
     }
 
-    /// The deframer.
-    pub fn get_deframer(&self) -> &D {
+    /// The deframer ([`with_deframer`](Self::with_deframer),
+    /// [`with_checksum`](Self::with_checksum)).
+    pub fn deframer(&self) -> &D {
         &self.deframer
     }
 
-    /// The reclaim policy.
-    pub fn get_reclaim(&self) -> &P {
+    /// The reclaim policy ([`with_reclaim`](Self::with_reclaim)).
+    pub fn reclaim(&self) -> &P {
         &self.reclaim
     }
 }

@@ -113,7 +113,7 @@ pub use journal::follow::{Followed, Follower};
 pub use journal::positioned::FrameAt;
 #[cfg(feature = "std")]
 pub use journal::watermark::{WatermarkFile, read_watermark};
-pub use read::buffer::{Next, ReadBuffer, Storage};
+pub use read::buffer::{DEFAULT_CAPACITY, Next, ReadBuffer, Storage};
 #[cfg(feature = "std")]
 pub use read::buffered::BufReadStreamReader;
 #[cfg(feature = "bytes")]

@@ -19,7 +19,7 @@ use datafusion::physical_expr::projection::ProjectionExprs;
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use datafusion::physical_plan::{DisplayFormatType, PhysicalExpr};
 use flatstream_arrow::{Converter, Plan};
-use flatstream_checksum::{AnyChecksum, ChecksumKind, detect};
+use flatstream_checksum::{AnyChecksum, ChecksumKind, Detection, detect};
 use futures::StreamExt;
 use object_store::ObjectStore;
 use std::fmt;
@@ -240,20 +240,31 @@ impl FileOpener for FlatstreamOpener {
     }
 }
 
-/// The leading bytes detection reads: enough for its 64 frames of up to 1 KiB.
-const HEAD: u64 = 64 << 10;
-
 /// The framing of the file `src`, told from its leading bytes by the rule of `flatstream
-/// inspect` ([`detect`]), so that the command line and SQL agree on every file. Every
-/// partition of a file detects it from the same bytes, so all read with the same framing.
-async fn detect_framing(src: &StoreFile, max: usize) -> Result<ChecksumKind, Error> {
-    let len = src.len();
-    let head = src.read(0..len.min(HEAD)).await?;
-    let detection = detect(&head, head.len() as u64 == len, max);
-    detection.kind().ok_or_else(|| Error::Framing {
-        path: src.name().to_owned(),
-        why: detection.to_string(),
-    })
+/// inspect` ([`detect`]), so that the command line and SQL agree on every file: as many
+/// leading bytes as detection asks for (a first frame larger than its first 64 KiB is read
+/// whole), and the same ones the command line reads. Every partition of a file detects it
+/// from the same bytes, so all read with the same framing.
+async fn detect_framing<S: ByteSource>(src: &S, max: usize) -> Result<ChecksumKind, Error> {
+    let size = src.len();
+    let mut head = Vec::new();
+    let mut want: u64 = 0;
+    loop {
+        // The first `want` bytes, or all of a shorter file; only what is not held yet is read.
+        let end = want.min(size);
+        if (head.len() as u64) < end {
+            head.extend_from_slice(&src.read(head.len() as u64..end).await?);
+        }
+        match detect(&head, size <= want, max) {
+            Detection::NeedMore { len } => want = len as u64,
+            detection => {
+                return detection.kind().ok_or_else(|| Error::Framing {
+                    path: src.name().to_owned(),
+                    why: detection.to_string(),
+                });
+            }
+        }
+    }
 }
 
 /// The state of one range's stream of batches.
@@ -406,5 +417,36 @@ impl FileSource for Unconfigured {
         _f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
     ) -> Result<TreeNodeRecursion> {
         Ok(TreeNodeRecursion::Continue)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::range::MemoryFile;
+    use flatstream_core::{ChecksumFramer, StreamWriter};
+    use futures::executor::block_on;
+
+    #[test]
+    fn a_first_frame_past_any_fixed_head_is_detected() {
+        for kind in ChecksumKind::ALL {
+            let checksum = AnyChecksum::new(kind).unwrap();
+            let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(checksum));
+            writer.write_payload(&vec![7u8; 3 << 20]).unwrap();
+            writer.write_payload(b"second").unwrap();
+            let file = MemoryFile {
+                bytes: writer.into_inner().into(),
+                name: "large.fs".to_owned(),
+            };
+            let found = block_on(detect_framing(&file, 1 << 30));
+            assert_eq!(found.unwrap(), kind, "{kind}");
+            // Under a bound the first frame exceeds, no framing reads it: an error that says so.
+            let err = block_on(detect_framing(&file, 1 << 20)).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("no framing reads the leading frames"),
+                "{kind}: {err}"
+            );
+        }
     }
 }

@@ -180,14 +180,14 @@ impl<F: Clone, D: Deframer + Clone, P: ReclaimPolicy + Clone> FrameCodec<F, D, P
     /// A codec with the format, bound and reclaim policy of `config` (the capacity of the read
     /// buffer is `FramedRead`'s: see [`Builder::read_capacity`]).
     pub fn from_config(config: &FrameConfig<F, D, P>) -> Self {
-        let mut reading = ReadBuffer::with_storage(config.get_deframer().clone()).with_capacity(0);
-        reading.set_max_frame_len(config.get_max_frame_len());
+        let mut reading = ReadBuffer::with_storage(config.deframer().clone()).with_capacity(0);
+        reading.set_max_frame_len(config.max_frame_len());
         FrameCodec {
-            framer: config.get_framer().clone(),
+            framer: config.framer().clone(),
             // `FramedRead` chooses the buffer's first capacity; past it the buffer grows by
             // doubling toward what a frame needs, as the bytes arrive.
-            reading: reading.with_reclaim(config.get_reclaim().clone()),
-            writing: WriterCore::new().with_max_frame_len(config.get_max_frame_len()),
+            reading: reading.with_reclaim(config.reclaim().clone()),
+            writing: WriterCore::new().with_max_frame_len(config.max_frame_len()),
         }
     }
 }
@@ -368,8 +368,13 @@ impl<F, D, P> Builder<F, D, P> {
     /// prefix is in, before anything is reserved for it; writing, a longer payload is refused
     /// before any of it is encoded. **Decoders of untrusted input should set a bound that fits
     /// their messages.** A deframer with a bound of its own keeps the smaller one.
-    pub fn max_frame_len(&mut self, max: usize) -> &mut Self {
-        self.config.max_frame_len(max);
+    pub fn max_frame_len(&mut self, max: usize) -> &mut Self
+    where
+        F: Clone,
+        D: Clone,
+        P: Clone,
+    {
+        self.config = self.config.clone().with_max_frame_len(max);
         self
     }
 
@@ -390,7 +395,7 @@ impl<F, D, P> Builder<F, D, P> {
         checksum: C,
     ) -> Builder<ChecksumFramer<C>, ChecksumDeframer<C>, P> {
         Builder {
-            config: self.config.checksum(checksum),
+            config: self.config.with_checksum(checksum),
             read_capacity: self.read_capacity,
         }
     }
@@ -399,7 +404,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`DefaultFramer`].
     pub fn framer<G: Framer>(self, framer: G) -> Builder<G, D, P> {
         Builder {
-            config: self.config.framer(framer),
+            config: self.config.with_framer(framer),
             read_capacity: self.read_capacity,
         }
     }
@@ -408,7 +413,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`DefaultDeframer`].
     pub fn deframer<E: Deframer>(self, deframer: E) -> Builder<F, E, P> {
         Builder {
-            config: self.config.deframer(deframer),
+            config: self.config.with_deframer(deframer),
             read_capacity: self.read_capacity,
         }
     }
@@ -421,7 +426,7 @@ impl<F, D, P> Builder<F, D, P> {
     /// [`NoReclaim`], the buffer keeps its largest size.
     pub fn reclaim<Q: ReclaimPolicy>(self, policy: Q) -> Builder<F, D, Q> {
         Builder {
-            config: self.config.reclaim(policy),
+            config: self.config.with_reclaim(policy),
             read_capacity: self.read_capacity,
         }
     }

@@ -77,12 +77,10 @@ pub struct AsyncStreamReader<R, D, P = NoReclaim> {
 }
 
 impl<R: AsyncRead + Unpin, D: Deframer> AsyncStreamReader<R, D> {
-    /// The initial buffer capacity used by [`new`](Self::new): 64 KiB.
-    pub const DEFAULT_CAPACITY: usize = 64 * 1024;
-
-    /// A reader of `source` with `deframer` and a 64 KiB initial buffer.
+    /// A reader of `source` with `deframer` and a buffer of
+    /// [`DEFAULT_CAPACITY`](flatstream_core::DEFAULT_CAPACITY) (64 KiB).
     pub fn new(source: R, deframer: D) -> Self {
-        Self::with_capacity(Self::DEFAULT_CAPACITY, source, deframer)
+        Self::from_buffer(source, ReadBuffer::with_storage(deframer))
     }
 
     /// A reader with an initial buffer of `capacity` bytes (at least 16), allocated on the
@@ -116,7 +114,7 @@ impl<R: AsyncRead + Unpin, D: Deframer, P: ReclaimPolicy> AsyncStreamReader<R, D
     /// frame declaring more is rejected with [`Error::FrameTooLarge`](flatstream_core::Error::FrameTooLarge)
     /// before any of it is buffered.
     ///
-    /// The same setting as [`FrameConfig::max_frame_len`](flatstream_core::FrameConfig::max_frame_len).
+    /// The same setting as [`FrameConfig::with_max_frame_len`](flatstream_core::FrameConfig::with_max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.buffer.set_max_frame_len(max);
         self

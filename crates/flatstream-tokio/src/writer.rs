@@ -169,7 +169,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
     /// payloads are refused with [`Error::FrameTooLarge`] before anything is written. A bound
     /// over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
     ///
-    /// The same setting as [`FrameConfig::max_frame_len`](flatstream_core::FrameConfig::max_frame_len).
+    /// The same setting as [`FrameConfig::with_max_frame_len`](flatstream_core::FrameConfig::with_max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.out.core.set_max_frame_len(max);
         self

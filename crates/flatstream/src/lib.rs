@@ -78,8 +78,9 @@
 //! configuration, the errors. The rest lives in a module named for its concern:
 //!
 //! - [`read`]: the other readers (`BufRead`, `Bytes`, mapped files), [`read::MessageReader`],
-//!   the sans-I/O [`read::ReadBuffer`], buffer reclamation, typed reading.
-//! - [`write`](mod@write): the sans-I/O [`write::WriterCore`], [`write::Receipt`], write strategies.
+//!   the sans-I/O [`read::ReadBuffer`], the reclaim policies, typed reading.
+//! - [`write`](mod@write): the sans-I/O [`write::WriterCore`], [`write::Receipt`], write
+//!   strategies, a writer that reclaims its builder ([`write::Reclaiming`]).
 //! - [`journal`]: sync policies, the durable watermark, positioned reads, following a file.
 //! - [`repair`]: recovery after a crash, salvage of damaged streams.
 //! - [`split`]: byte-range splits and parallel reading.
@@ -97,7 +98,9 @@
 //! framers are also in [`framing`], and `XxHash64`, `Crc32` and `Crc16` are also at the root
 //! (see `docs/migrating.md`).
 //!
-//! Errors: one [`Error`] enum; every variant carries the offset of the frame concerned.
+//! Errors: reading and writing frames fail with one [`Error`] enum, whose variants about a frame
+//! carry its offset. Parsing a checksum's name has its own (`checksum::ChecksumKindError`), and
+//! so have the feature modules (`arrow::Error`, `sql::Error`), as the crates they come from do.
 //!
 //! # Features
 //!
@@ -184,15 +187,14 @@ pub use flatstream_checksum::XxHash64;
 pub use flatstream_core::decode;
 
 /// Reading: the readers besides [`StreamReader`] and [`Frames`], the [`MessageReader`](read::MessageReader) trait
-/// they share, the sans-I/O [`ReadBuffer`](read::ReadBuffer) under every buffered reader, buffer reclamation and
-/// typed reading.
+/// they share, the sans-I/O [`ReadBuffer`](read::ReadBuffer) under every buffered reader and its default
+/// capacity, the reclaim policies a buffered reader takes (`with_reclaim`), and typed reading.
 pub mod read {
     #[cfg(feature = "unchecked")]
     pub use flatstream_adapters::UncheckedReaderExt;
     #[cfg(feature = "std")]
     pub use flatstream_adapters::{
-        ReclaimExt, Reclaiming, StreamDeserialize, TypedMessages, TypedReaderExt,
-        stream_deserialize,
+        StreamDeserialize, TypedMessages, TypedReaderExt, stream_deserialize,
     };
     #[cfg(feature = "std")]
     pub use flatstream_core::BufReadStreamReader;
@@ -201,15 +203,17 @@ pub mod read {
     #[cfg(feature = "mmap")]
     pub use flatstream_core::MappedFile;
     pub use flatstream_core::{
-        IntoControlFlow, MessageReader, Messages, Next, NoReclaim, ReadBuffer, ReclaimPolicy,
-        ShrinkAbove, ShrinkAfter, Storage,
+        DEFAULT_CAPACITY, IntoControlFlow, MessageReader, Messages, Next, NoReclaim, ReadBuffer,
+        ReclaimPolicy, ShrinkAbove, ShrinkAfter, Storage,
     };
 }
 
 /// Writing: the sans-I/O [`WriterCore`](write::WriterCore) under `StreamWriter` and the async writer, frame
-/// [`Receipt`](write::Receipt)s, and the write strategies.
+/// [`Receipt`](write::Receipt)s, the write strategies, and [`Reclaiming`](write::Reclaiming), a writer whose builder
+/// shrinks back after large messages.
 #[cfg(feature = "std")]
 pub mod write {
+    pub use flatstream_adapters::{ReclaimExt, Reclaiming};
     pub use flatstream_core::{PlainWrites, Receipt, VectoredWrites, WriteStrategy, WriterCore};
 }
 

@@ -6,7 +6,7 @@
 //! `MessageReader`s runs in the crates that define them (`flatstream-core/tests/readers.rs`,
 //! `flatstream-tokio/tests/contract.rs`).
 
-use flatstream::read::{BufReadStreamReader, MessageReader, ReclaimExt, ShrinkAbove};
+use flatstream::read::{BufReadStreamReader, MessageReader, ShrinkAbove};
 use flatstream::repair::{Recover, Salvage};
 use flatstream::{FrameConfig, Frames, Result, StreamReader};
 use flatstream::{journal::FrameAt, split::SplitFrames};
@@ -48,7 +48,7 @@ fn readings() -> Vec<Reading> {
         Reading::driver::<ReadBufferLoop>(),
         Reading::driver::<SplitWhole>(),
         Reading::driver::<FollowerDriver>(),
-        reading("StreamReader::reclaim", reclaiming),
+        reading("StreamReader::with_reclaim", reclaiming),
         reading("FrameAt::slice at each frame", frame_at_slice),
         reading("FrameAt::read at each frame", frame_at_read),
         reading("Frames, iterated", frames_iterated),
@@ -100,7 +100,7 @@ flatstream_test_support::readings_contract!(readings());
 fn reclaiming(input: &Input) -> Opened<'_> {
     let reader = StreamReader::with_capacity(16, Opaque(&input.bytes[..]), Checked);
     let reader = reader.with_max_frame_len(max(input));
-    Opened::Method(Box::new(reader.reclaim(ShrinkAbove::new(16, 32))))
+    Opened::Method(Box::new(reader.with_reclaim(ShrinkAbove::new(16, 32))))
 }
 
 /// A caller of `FrameAt` walking the frames of a stream it has: each frame at the offset after
@@ -176,8 +176,9 @@ fn frames_iterated(input: &Input) -> Opened<'_> {
 }
 
 fn config_frames_iterated(input: &Input) -> Opened<'_> {
-    let mut config = FrameConfig::new().deframer(Checked);
-    config.max_frame_len(max(input));
+    let config = FrameConfig::new()
+        .with_deframer(Checked)
+        .with_max_frame_len(max(input));
     Opened::Loop(looped(config.frames(&input.bytes)))
 }
 

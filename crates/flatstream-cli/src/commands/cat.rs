@@ -194,7 +194,7 @@ fn run_one(
     several: bool,
 ) -> Result<Status, Failure> {
     // A stream, whatever the input: memory stays bounded by the largest frame.
-    let mut input = Input::open(file, Access::Stream)?;
+    let mut input = Input::open(file, Access::Stream, args.read.framing.max())?;
     let framed = Framed::resolve(&input, &args.read.framing)?;
     printer.name_file(several.then_some(input.name.as_str()));
 

@@ -10,7 +10,7 @@ use flatstream::{ChecksumFramer, Error, StreamWriter};
 use std::ops::ControlFlow;
 
 pub(crate) fn run(args: &ConvertArgs) -> Result<Status, Failure> {
-    let mut input = Input::open(&args.file, Access::Stream)?;
+    let mut input = Input::open(&args.file, Access::Stream, args.framing.max())?;
     input.check_not_output(&args.file, &args.output)?;
     let framed = Framed::resolve(&input, &args.framing)?;
     let to = AnyChecksum::new(args.to_checksum).map_err(Failure::error)?;

@@ -136,7 +136,7 @@ mod imp {
         // Every input is opened before OUT is created: a missing one changes nothing.
         let mut inputs = Vec::with_capacity(args.files.len());
         for file in &args.files {
-            let input = Input::open(file, Access::Stream)?;
+            let input = Input::open(file, Access::Stream, args.framing.max())?;
             input.check_not_output(file, &output)?;
             inputs.push(input);
         }

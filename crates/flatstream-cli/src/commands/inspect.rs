@@ -60,31 +60,28 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
 
 /// Inspects one FILE.
 fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
-    let mut input = Input::open(file, Access::Stream)?;
     let max = args.read.framing.max();
-    let (head, complete) = input.head();
-    let detection = match args.read.framing.checksum {
-        Some(kind) => Detection::Found { kind, frames: 0 },
-        None => detect::detect(head, complete, max),
+    let mut input = Input::open(file, Access::Stream, max)?;
+    let detection = input.detection();
+    let described = match args.read.framing.checksum {
+        Some(_) => "given with --checksum".to_owned(),
+        None => describe_detection(detection),
     };
-    let described = match (&detection, args.read.framing.checksum) {
-        (_, Some(_)) => "given with --checksum".to_owned(),
-        (d, None) => describe_detection(d),
-    };
-    let candidates = match &detection {
-        Detection::Ambiguous { candidates, .. } => {
+    let candidates = match (detection, args.read.framing.checksum) {
+        (Detection::Ambiguous { candidates, .. }, None) => {
             candidates.iter().map(|k| k.to_string()).collect()
         }
         _ => Vec::new(),
     };
-    let Some(kind) = detection.kind() else {
+    let known = args.read.framing.checksum.or(detection.kind());
+    if known.is_none() {
         let report = Report {
             file: input.name.clone(),
             framing: None,
             detection: described,
             candidates,
             frames: 0,
-            bytes: input.len().unwrap_or(head.len() as u64),
+            bytes: input.len().unwrap_or(input.head().0.len() as u64),
             payload_bytes: 0,
             payload_min: 0,
             payload_median: 0,
@@ -98,9 +95,8 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
         };
         print(&report, args.json)?;
         return Ok(Status::Damaged);
-    };
-    let framing = detect::resolve(Some(kind), head, complete, max, "--checksum")?;
-    let hint_head = head.to_vec();
+    }
+    let framing = args.read.framing.resolve(&input)?;
 
     let header_len = flatstream::framing::header_len(framing.checksum.size()) as u64;
     let mut sizes = Sizes::default();
@@ -151,15 +147,7 @@ fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
         ));
     }
     if let (Some(detail), Some(offset)) = (&mut end_detail, end_offset) {
-        let (head, complete) = (&hint_head[..], complete);
-        detail.push_str(&detect::hint(
-            &framing,
-            offset,
-            head,
-            complete,
-            max,
-            "--checksum",
-        ));
+        detail.push_str(&detect::hint(&framing, offset, "--checksum"));
     }
     let report = Report {
         file: name,

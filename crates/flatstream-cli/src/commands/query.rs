@@ -190,8 +190,8 @@ mod imp {
         };
         if text.starts_with("table '") && text.ends_with("not found") {
             text.push_str(
-                " (a quoted path is read as a table if it exists: a file ending in .fstream, \
-                 .fs or .flatstream, a directory or a glob)",
+                " (a quoted path is read as a table if it exists: a file ending in .fstream \
+                 or .fs, a directory or a glob)",
             );
         }
         Failure::error(message_of(&text))

@@ -176,16 +176,14 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
     } else {
         access(args.read.no_mmap)
     };
-    let mut input = Input::open(&args.file, access)?;
     let max = args.read.framing.max();
-    let (head, complete) = input.head();
-    let framing = args.read.framing.resolve(head, complete)?;
-    let head = head.to_vec();
+    let mut input = Input::open(&args.file, access, max)?;
+    let framing = args.read.framing.resolve(&input)?;
     let hint = |r: &Recovery| {
         if r.is_clean() {
             String::new()
         } else {
-            detect::hint(&framing, r.valid_len, &head, complete, max, "--checksum")
+            detect::hint(&framing, r.valid_len, "--checksum")
         }
     };
     let recover = Recover::new(ChecksumDeframer::new(framing.checksum)).with_max_frame_len(max);
@@ -263,7 +261,7 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
         }
         Err(e) => {
             let offset = e.offset();
-            let hint = detect::hint(&framing, offset, &head, complete, max, "--checksum");
+            let hint = detect::hint(&framing, offset, "--checksum");
             Err(Failure::damaged(format_args!(
                 "the frame at byte offset {offset} is corrupt: {}{hint}; the file is left as it \
                  is: run `flatstream salvage` to keep the intact frames after it, or add \
@@ -289,10 +287,14 @@ struct SalvageReport {
 }
 
 pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
-    let input = Input::open(&args.file, access(args.read.no_mmap))?;
+    let input = Input::open(
+        &args.file,
+        access(args.read.no_mmap),
+        args.read.framing.max(),
+    )?;
     input.check_not_output(&args.file, &args.output)?;
+    let framing = args.read.framing.resolve(&input)?;
     let (head, complete) = input.head();
-    let framing = args.read.framing.resolve(head, complete)?;
     // An empty input is an empty stream, whatever its checksum: nothing to salvage.
     if framing.kind == ChecksumKind::None && !(head.is_empty() && complete) {
         return Err(Failure::error(

@@ -76,7 +76,7 @@ fn open(
     poll: Duration,
 ) -> Result<(Input, Framing), Failure> {
     loop {
-        let input = Input::open(&args.file, Access::Stream)?;
+        let input = Input::open(&args.file, Access::Stream, max)?;
         let (head, complete) = input.head();
         if follow && args.framing.checksum.is_none() && complete && first_frame_unwritten(head, max)
         {
@@ -84,7 +84,7 @@ fn open(
             std::thread::sleep(poll);
             continue;
         }
-        let framing = args.framing.resolve(head, complete)?;
+        let framing = args.framing.resolve(&input)?;
         return Ok((input, framing));
     }
 }

@@ -683,11 +683,9 @@ fn run_one(
     } else {
         Access::Map
     };
-    let mut input = Input::open(file, access)?;
     let max = args.read.framing.max();
-    let (head, complete) = input.head();
-    let framing = args.read.framing.resolve(head, complete)?;
-    let head = head.to_vec();
+    let mut input = Input::open(file, access, max)?;
+    let framing = args.read.framing.resolve(&input)?;
     let options = Options {
         max_frame_len: max,
         all: args.all,
@@ -704,7 +702,7 @@ fn run_one(
                 bytes.len(),
                 &framing,
                 schema.is_some(),
-                &head,
+                input.head().0,
                 args.read.framing.max_frame_len,
             );
             let job = Job {
@@ -740,7 +738,7 @@ fn run_one(
         tally,
         bytes,
     };
-    report.print(args, &head, complete, max)
+    report.print(args)
 }
 
 /// Mapped files from this length on are verified on every core by default. Below it, the
@@ -828,26 +826,15 @@ struct Outcome<'a> {
 impl Outcome<'_> {
     /// Prints the result: on success the `ok` line (or the JSON report); on failure the JSON
     /// report, or with `--all` every damaged range, and the error for stderr.
-    fn print(
-        mut self,
-        args: &VerifyArgs,
-        head: &[u8],
-        complete: bool,
-        max: usize,
-    ) -> Result<Status, Failure> {
+    fn print(mut self, args: &VerifyArgs) -> Result<Status, Failure> {
         let ok = self.tally.errors == 0;
         let (framing, tally) = (self.framing, &mut self.tally);
         if let Some(first) = tally.damage.first_mut()
             && first.kind != "schema"
         {
-            first.message.push_str(&detect::hint(
-                framing,
-                first.offset,
-                head,
-                complete,
-                max,
-                "--checksum",
-            ));
+            first
+                .message
+                .push_str(&detect::hint(framing, first.offset, "--checksum"));
         }
         let tally = &self.tally;
         let prefix = if self.several {

@@ -123,7 +123,7 @@ impl<R: Read, D: Deframer> Follower<R, D> {
     /// Sets the largest payload accepted (default
     /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
     ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
+    /// The same setting as [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.reader = self.reader.with_max_frame_len(max);
         self

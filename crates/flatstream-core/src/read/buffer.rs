@@ -165,10 +165,12 @@ impl Storage for bytes::BytesMut {
     }
 }
 
-impl<D: Deframer> ReadBuffer<D> {
-    /// The capacity of [`new`](Self::new): 64 KiB.
-    pub const DEFAULT_CAPACITY: usize = 64 * 1024;
+/// The capacity a read buffer grows to freely unless told otherwise: 64 KiB. The one default
+/// of [`ReadBuffer`], `StreamReader::new`, flatstream-tokio's `AsyncStreamReader::new` and
+/// [`FrameConfig`](crate::FrameConfig).
+pub const DEFAULT_CAPACITY: usize = 64 * 1024;
 
+impl<D: Deframer> ReadBuffer<D> {
     /// An empty buffer for frames read with `deframer`, its capacity 64 KiB, the bound the
     /// default (2 GiB), no reclaim policy. Allocates nothing.
     pub fn new(deframer: D) -> Self {
@@ -188,7 +190,7 @@ impl<D: Deframer, S: Storage> ReadBuffer<D, NoReclaim, S> {
             pos: 0,
             end: 0,
             offset: 0,
-            capacity: ReadBuffer::<D>::DEFAULT_CAPACITY,
+            capacity: DEFAULT_CAPACITY,
             need,
             reclaim: NoReclaim,
             shrink: false,

@@ -188,7 +188,9 @@ impl<R: BufRead, D: Deframer> BufReadStreamReader<R, D> {
     }
 
     /// Shrinks the buffer used to assemble frames that straddle refills to `capacity` bytes,
-    /// or to the bytes it holds if more.
+    /// or to the bytes it holds if more. This reader takes no reclaim policy (the source's
+    /// buffer is the caller's, and this one grows only for a frame that straddles refills):
+    /// call this after a large frame to give its memory back.
     pub fn shrink_to(&mut self, capacity: usize) {
         self.settle();
         self.spill.shrink_to(capacity);

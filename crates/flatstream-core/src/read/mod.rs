@@ -154,7 +154,7 @@ macro_rules! decoder_accessors {
     ($d:ident, $field:ident $(, $doc:literal)*) => {
         /// Sets the largest payload accepted (default
         /// [`DEFAULT_MAX_FRAME_LEN`](crate::wire::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB), as
-        /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
+        /// [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len).
         $(#[doc = $doc])*
         pub fn with_max_frame_len(mut self, max: usize) -> Self {
             self.$field.set_max_frame_len(max);

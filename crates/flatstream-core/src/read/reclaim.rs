@@ -4,12 +4,13 @@
 /// to a baseline.
 ///
 /// The policy sees only payload lengths; it keeps whatever state it needs. A buffered reader
-/// ([`StreamReader`](crate::StreamReader), [`ReadBuffer`](crate::ReadBuffer), flatstream-tokio's
-/// reader and codec) takes one directly; flatstream-adapters' `Reclaiming` wraps a writer or any
-/// other reader with one. A reclaiming writer asks it after each message written with `write` and, when it says so, replaces the
-/// internal builder with one of [`baseline`](Self::baseline) bytes. A reclaiming reader asks it
-/// after each message read and shrinks its buffer to the baseline just before the next read,
-/// when no payload can be borrowed any more.
+/// takes one with `with_reclaim` ([`StreamReader`](crate::StreamReader),
+/// [`ReadBuffer`](crate::ReadBuffer), flatstream-tokio's reader and codec) or from
+/// [`FrameConfig::with_reclaim`](crate::FrameConfig::with_reclaim): it asks the policy after each
+/// message read and shrinks its buffer to the baseline just before the next read, when no
+/// payload can be borrowed any more. A writer takes one through flatstream-adapters'
+/// `Reclaiming`: it asks after each message written with `write` and, when the policy says so,
+/// replaces the internal builder with one of [`baseline`](Self::baseline) bytes.
 pub trait ReclaimPolicy {
     /// The capacity to shrink back to, in bytes.
     fn baseline(&self) -> usize;

@@ -90,12 +90,10 @@ pub struct StreamReader<R, D, P = NoReclaim> {
 }
 
 impl<R: Read, D: Deframer> StreamReader<R, D> {
-    /// The initial buffer capacity used by [`new`](Self::new): 64 KiB.
-    pub const DEFAULT_CAPACITY: usize = 64 * 1024;
-
-    /// A reader of `source` with `deframer` and a 64 KiB initial buffer.
+    /// A reader of `source` with `deframer` and a buffer of
+    /// [`DEFAULT_CAPACITY`](crate::DEFAULT_CAPACITY) (64 KiB).
     pub fn new(source: R, deframer: D) -> Self {
-        Self::with_capacity(Self::DEFAULT_CAPACITY, source, deframer)
+        StreamReader::from_buffer(source, ReadBuffer::new(deframer))
     }
 
     /// A reader with an initial buffer of `capacity` bytes (at least 16). The buffer is

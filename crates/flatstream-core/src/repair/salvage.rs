@@ -181,7 +181,7 @@ impl<'a, D: Deframer> Salvage<'a, D> {
     }
 
     /// Sets the largest payload accepted, as
-    /// [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len). Here the bound also
+    /// [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len). Here the bound also
     /// bounds the work: see [`Salvage`].
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.frames.set_max_frame_len(max);

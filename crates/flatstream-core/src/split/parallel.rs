@@ -143,7 +143,7 @@ impl<'a, D: Deframer + Sync> ParallelFrames<'a, D> {
     /// split's first frame costs little with the default; the bound the writer used lets it
     /// reject more offsets from their headers alone.
     ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
+    /// The same setting as [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self

@@ -204,7 +204,7 @@ impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F,
     /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
     /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
     ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
+    /// The same setting as [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.sink.core.set_max_frame_len(max);
         self

@@ -206,7 +206,7 @@ pub fn hostile_lengths<T: Driver>() {
         // A reader with I/O whose capacity is not set (the `Follower`) starts with its default
         // buffer at most; one without I/O allocates none.
         let default = if T::HAS_IO {
-            flatstream_core::ReadBuffer::<DefaultDeframer>::DEFAULT_CAPACITY
+            flatstream_core::DEFAULT_CAPACITY
         } else {
             0
         };

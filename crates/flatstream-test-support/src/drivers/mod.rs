@@ -186,12 +186,12 @@ impl<D: Deframer> Deframer for Shared<D> {
 
 /// The [`FrameConfig`] an [`Input`] asks for: its deframer, bound and capacity.
 pub fn config<D: Deframer>(input: &Input, deframer: D) -> FrameConfig<DefaultFramer, Shared<D>> {
-    let mut config = FrameConfig::new().deframer(Shared(std::rc::Rc::new(deframer)));
+    let mut config = FrameConfig::new().with_deframer(Shared(std::rc::Rc::new(deframer)));
     if let Some(max) = input.max_frame_len {
-        config.max_frame_len(max);
+        config = config.with_max_frame_len(max);
     }
     if let Some(capacity) = input.capacity {
-        config.capacity(capacity);
+        config = config.with_capacity(capacity);
     }
     config
 }

@@ -221,7 +221,7 @@ impl<D: Deframer> Recover<D> {
     /// past it, and a tight bound leaves the look past a frame that runs off the end (and a
     /// torn tail's own length) less room to be wrong.
     ///
-    /// The same setting as [`FrameConfig::max_frame_len`](crate::FrameConfig::max_frame_len).
+    /// The same setting as [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len).
     pub fn with_max_frame_len(mut self, max: usize) -> Self {
         self.max_frame_len = max;
         self
