@@ -50,7 +50,7 @@ use std::io::Write;
 /// }
 /// assert!(peak > 1 << 20);
 /// assert!(reader.get_ref().capacity() <= 4096);
-/// # std::fs::remove_file(&path)?;
+/// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
