@@ -13,7 +13,7 @@
 //! [`flatstream::StreamReader`]) over the file, memory-mapped where it can be.
 //!
 //! ```sh
-//! cargo install --path crates/flatstream-cli
+//! cargo install --locked --path crates/flatstream-cli
 //! cargo run --release --example telemetry -- 1000000 demo.fstream   # a path given is kept
 //! flatstream inspect demo.fstream
 //! flatstream verify demo.fstream --schema examples/telemetry.bfbs
@@ -44,6 +44,7 @@
 
 mod cat;
 mod convert;
+mod damage;
 mod detect;
 mod export;
 mod failure;
@@ -56,6 +57,8 @@ mod pack;
 mod progress;
 mod query;
 mod recover;
+#[cfg(feature = "sql")]
+mod scan_progress;
 mod schema;
 mod stats;
 mod tail;
