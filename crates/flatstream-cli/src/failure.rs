@@ -178,20 +178,21 @@ pub(crate) fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
 }
 
 /// A frame's error in words, without the offset (the caller puts the frame's index and offset
-/// first).
+/// first); damage in the words of [`crate::damage`].
 pub(crate) fn describe(error: &Error) -> String {
+    use crate::damage;
     match error {
         Error::ChecksumMismatch {
             expected, actual, ..
-        } => format!("checksum mismatch: stored {expected:#x}, computed {actual:#x}"),
-        Error::FrameTooLarge { len, max, .. } => {
-            format!("declares a payload of {len} bytes, over the bound of {max}")
-        }
+        } => damage::corrupt(format_args!(
+            "checksum mismatch: stored {expected:#x}, computed {actual:#x}"
+        )),
+        Error::FrameTooLarge { len, max, .. } => damage::corrupt(format_args!(
+            "its length declares a payload of {len} bytes, over the bound of {max}"
+        )),
         Error::UnexpectedEof {
             needed, present, ..
-        } => format!(
-            "the stream ends inside it ({present} of its {needed} bytes present: a torn tail)"
-        ),
+        } => damage::torn_tail(*needed, *present),
         Error::InvalidFlatbuffer { error, .. } => {
             format!("invalid FlatBuffer: {}", flatstream_reflect::explain(error))
         }

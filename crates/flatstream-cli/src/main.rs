@@ -13,7 +13,7 @@
 //! [`flatstream::StreamReader`]) over the file, memory-mapped where it can be.
 //!
 //! ```sh
-//! cargo install --path crates/flatstream-cli
+//! cargo install --locked --path crates/flatstream-cli
 //! cargo run --release --example telemetry -- 1000000 demo.fstream   # a path given is kept
 //! flatstream inspect demo.fstream
 //! flatstream verify demo.fstream --schema examples/telemetry.bfbs
@@ -43,6 +43,7 @@
 //! FILEs, the worst of theirs. Errors are one line on stderr.
 
 mod commands;
+mod damage;
 mod detect;
 mod failure;
 mod generate;
@@ -50,6 +51,8 @@ mod input;
 mod json;
 mod options;
 mod progress;
+#[cfg(feature = "sql")]
+mod scan_progress;
 mod schema;
 mod stats;
 mod walk;

@@ -195,9 +195,12 @@ pub(crate) struct SchemaArgs {
 const INSPECT_HELP: &str = "\
 Output: the framing (and how it was found), frames, bytes, payload sizes (min, median, p99,
 max; exact up to 64 KiB, within 1/256 above), header bytes and their share of the stream, and
-how the stream ends: clean, a torn tail at an offset (a frame cut short, what a writer that died
-leaves), a damaged length (a frame runs past the end, but intact frames follow it: run salvage),
-or a corrupt frame at an offset. Memory stays bounded whatever the file's size.
+how the stream ends: clean, or at the first damage, named as every command names it: a corrupt
+frame (its checksum fails, or its length is over the bound), a damaged length (a frame runs
+past the end, but intact frames follow it), a torn tail (a frame cut short, what a writer that
+died leaves) or, without a checksum, an ambiguous end. A damaged stream's report ends with what
+to run next: verify --all lists every damaged range, salvage keeps every intact frame. Memory
+stays bounded whatever the file's size.
 
 Framing detection reads the leading frames (up to 64, from the first 64 KiB, or from as many
 bytes as a larger leading frame takes, within --max-frame-len) with each framing in turn. It names the one whose checksums verify non-empty payloads; the stream is ambiguous
@@ -209,7 +212,8 @@ object per line).
 
 Exit status:
   0  the stream ends clean (an empty file too: zero frames)
-  1  the stream ends in a torn tail or a corrupt frame, or its framing cannot be told
+  1  the stream is damaged (a corrupt frame, a damaged length, a torn tail, an ambiguous end),
+     or its framing cannot be told
   2  the command could not do its job (missing file, bad option)
 With several FILEs, the worst status of theirs.";
 
@@ -251,14 +255,14 @@ how the stream ends, and changes nothing. With --truncate it cuts the file at th
 byte-exact, and syncs it, so that a writer can reopen it and append. Only a torn tail is cut
 (a frame cut short, with no intact frame after it); anything else leaves the file as it is:
 
-  corrupt    a frame fails its checksum or declares more than --max-frame-len
-  damaged    a frame declares a length past the end of the file, but frames whose checksums
-             verify follow it: its length is damaged, and cutting would lose them. Run salvage
-             to keep them
-  ambiguous  no checksum: a frame declares a length past the end of the file, and the bytes
-             after it parse as three or more non-empty frames that end exactly at the end of
-             the file. Nothing tells a torn tail from a damaged length followed by intact
-             frames: --force cuts it as a torn tail
+  corrupt frame   a frame fails its checksum or declares more than --max-frame-len
+  damaged length  a frame declares a length past the end of the file, but frames whose
+                  checksums verify follow it: cutting would lose them. Run salvage to keep
+                  them
+  ambiguous end   no checksum: a frame declares a length past the end of the file, and the
+                  bytes after it parse as three or more non-empty frames that end exactly at
+                  the end of the file. Nothing tells a torn tail from a damaged length
+                  followed by intact frames: --force cuts it as a torn tail
 
 --cut-corrupt cuts a corrupt or damaged frame and everything after it (run salvage first to
 keep the intact frames that follow it). Pass the bound the stream was written with
@@ -451,6 +455,14 @@ present when it starts (-n N for another count, -n 0 for none, --from-start for 
 reading the stream from its start to find them: the format has no way to read backwards.
 Only the frames it prints are held in memory, and only the last N of them.
 
+Without -f, damage does not hide the end of a file: in a checksummed file, the bytes from the
+first damaged frame on are read as salvage reads them, so the frames printed are the last ones
+of the file that verify. stderr then names each damaged range skipped (`frame N at bytes
+START..END: ` a corrupt frame, a damaged length or a torn tail, as verify --all names them),
+and the exit status is 1. Standard input cannot be read again, nor a stream without a checksum
+resynchronised: there, as with -f, the last frames before the damage are printed, then the
+damage.
+
 With -f (--follow) it then waits for frames that a writer appends, and prints each as soon as
 it is whole and verified, however the writer split it into writes: a frame that is only partly
 written is not yet there, not an error. It polls the file every --poll milliseconds and runs
@@ -475,8 +487,10 @@ take new frames for its rest, and the checksum then fails: that is reported as a
 Exit status:
   0  the frames were printed up to the end of the stream (or the watermark), or stdout was
      closed
-  1  a frame does not verify (checksum, bound, schema), or without -f the stream ends inside a
-     frame; the frames before it were printed, and the error names its index and offset
+  1  the stream is damaged: without -f, the last frames that verify were printed and stderr
+     names the damaged ranges skipped; with -f (or from standard input, or without a
+     checksum), the frames before the damage were printed, and the error names its index and
+     offset; or a message is not one of the schema
   2  the command could not do its job (missing file, unreadable schema or watermark file,
      a framing that cannot be told)";
 
@@ -733,4 +747,8 @@ pub(crate) struct QueryArgs {
     /// How to print the rows: table, csv or json (one object per line).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub(crate) format: QueryFormat,
+    /// Give every table the column `_offset`, each row's frame offset in its file, last
+    /// (`SELECT _offset, value FROM 'demo.fstream' WHERE value > 99`).
+    #[arg(long)]
+    pub(crate) offset_column: bool,
 }

@@ -1,13 +1,14 @@
 //! Reading a stream frame by frame through any of the library's readers, and saying what went
 //! wrong in words: what `inspect`, `cat`, `convert` and `export` share.
 
+use crate::damage;
 use crate::detect::{self, Framing};
 use crate::failure::{Failure, describe};
 use crate::input::Input;
 use crate::options::FramingArgs;
 use crate::progress::Progress;
 use flatstream::read::MessageReader;
-use flatstream::repair::{Recover, StreamEnd};
+use flatstream::repair::Recover;
 use flatstream::{Deframer, Error};
 use std::ops::ControlFlow;
 
@@ -45,8 +46,8 @@ impl End {
                 needed,
                 present,
             } => Some(format!(
-                "frame {index} at byte offset {offset}: the stream ends inside it ({present} of \
-                 its {needed} bytes present: a torn tail)"
+                "frame {index} at byte offset {offset}: {}",
+                damage::torn_tail(*needed, *present)
             )),
             End::Corrupt { offset, error } => Some(format!(
                 "frame {index} at byte offset {offset}: {}",
@@ -168,29 +169,15 @@ pub(crate) fn ends_inside<D: Deframer>(
     deframer: D,
     max: usize,
 ) -> Option<Inside> {
-    match Recover::new(deframer)
+    let end = Recover::new(deframer)
         .with_max_frame_len(max)
         .scan(rest)
-        .end
-    {
-        StreamEnd::Damaged {
-            needed, resumes_at, ..
-        } => Some(Inside {
-            kind: "damaged",
-            words: damaged_words(needed, offset + resumes_at),
-            resumes_at: offset + resumes_at,
-        }),
-        StreamEnd::Ambiguous {
-            needed, resumes_at, ..
-        } => Some(Inside {
-            kind: "ambiguous",
-            words: format!(
-                "it declares {needed} bytes, past the end of the input, and the bytes from \
-                 offset {} parse as frames up to the end: a torn tail, or a damaged length \
-                 followed by intact frames, which a stream without a checksum cannot tell apart",
-                offset + resumes_at
-            ),
-            resumes_at: offset + resumes_at,
+        .end;
+    match damage::end(&end, offset) {
+        (kind @ ("damaged" | "ambiguous"), Some(words), Some(resumes_at)) => Some(Inside {
+            kind,
+            words,
+            resumes_at,
         }),
         _ => None,
     }
@@ -202,14 +189,4 @@ pub(crate) struct Inside {
     pub(crate) kind: &'static str,
     pub(crate) words: String,
     pub(crate) resumes_at: u64,
-}
-
-/// How every command words a frame whose length runs past the end of the input while intact
-/// frames follow it from `resumes_at`: it declares `needed` bytes in all.
-pub(crate) fn damaged_words(needed: u64, resumes_at: u64) -> String {
-    format!(
-        "it declares {needed} bytes, past the end of the input, but intact frames resume at \
-         byte offset {resumes_at}: its length is damaged, not a torn tail; run `flatstream \
-         salvage` to keep them"
-    )
 }

@@ -98,7 +98,7 @@ fn damage_stops_cat_after_the_messages_before_it() {
     assert_starts_with(
         &out.one_line_error(1),
         &format!(
-            "flatstream: frame 12 at byte offset {}: checksum mismatch",
+            "flatstream: frame 12 at byte offset {}: corrupt frame: checksum mismatch",
             at[12]
         ),
     );
@@ -277,7 +277,7 @@ fn limit_stops_before_the_frames_it_was_not_asked_for() {
     assert_starts_with(
         &out.one_line_error(1),
         &format!(
-            "flatstream: frame 9 at byte offset {}: checksum mismatch",
+            "flatstream: frame 9 at byte offset {}: corrupt frame: checksum mismatch",
             at[9]
         ),
     );

@@ -208,6 +208,12 @@ fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
     );
     assert_eq!(damage[0]["index"], 10);
     assert_eq!(damage[1]["index"], 199);
+    // Each range named as the other commands name it: what starts it.
+    let second = damage[1]["message"].as_str().unwrap();
+    assert!(
+        second.starts_with("corrupt frame: checksum mismatch: stored 0x"),
+        "{r}"
+    );
     assert_eq!(r["first_error"], damage[0]);
     // The same list on every core, however the file is cut into splits.
     for split in ["1000", "4093"] {
@@ -257,14 +263,18 @@ fn verify_all_lists_every_damaged_range_as_salvage_skips_them() {
                 damage[0]["message"].as_str().unwrap()
             ),
             format!(
-                "frame 199 at bytes {}..{}: no frame verifies in these bytes",
-                at[200], at[201]
+                "frame 199 at bytes {}..{}: {}",
+                at[200],
+                at[201],
+                damage[1]["message"].as_str().unwrap()
             ),
             format!(
-                "frame 397 at bytes {}..{}: no frame verifies in these bytes, up to the end of \
-                 the stream (a torn tail, or damage)",
+                "frame 397 at bytes {}..{}: torn tail: the stream ends inside it ({} of its {} \
+                 bytes present)",
                 at[399],
-                damaged.len()
+                damaged.len(),
+                damaged.len() as u64 - at[399],
+                bytes.len() as u64 - at[399],
             ),
         ]
     );
@@ -625,5 +635,92 @@ fn a_first_frame_over_a_mebibyte_is_detected_by_every_command_that_reads_it() {
                 assert_reading(m, i as u64);
             }
         }
+    }
+}
+
+/// One voice for damage (issue 35): the same damage reads the same in inspect, verify (with
+/// and without --all), recover and salvage: `corrupt frame: …`, `damaged length: …`,
+/// `torn tail: …`; and inspect says what to run next.
+#[test]
+fn every_command_names_the_same_damage_in_the_same_words() {
+    let Capture { dir, bytes, at } = Capture::new(300, ChecksumKind::XxHash64);
+    let corrupt = flipped(&bytes, at[40] + 20, 0x08);
+    let torn = &bytes[..bytes.len() - 7];
+    // Frame 100 declares 0x7f00_0000 bytes more than it holds: past the end, intact frames
+    // after it.
+    let long = long_length(&bytes, at[100]);
+    let needed = 0x7f00_0000 + at[101] - at[100];
+    let damaged_length = format!(
+        "damaged length: it declares {needed} bytes, past the end of the input, but intact \
+         frames resume at byte offset {}",
+        at[101]
+    );
+    let cases = [
+        (
+            "corrupt",
+            corrupt,
+            40,
+            at[41],
+            "corrupt frame: checksum mismatch: stored 0x",
+        ),
+        (
+            "torn",
+            torn.to_vec(),
+            299,
+            torn.len() as u64,
+            "torn tail: the stream ends inside it (",
+        ),
+        ("long", long, 100, at[101], &damaged_length[..]),
+    ];
+    for (name, damaged, frame, end, words) in cases {
+        let path = dir.file(name, &damaged);
+        let start = at[frame as usize];
+        let at_frame = format!("frame {frame} at byte offset {start}: {words}");
+
+        // The whole sentence, as verify names it, is what the others must print too.
+        let verify = run(&["verify", &path]);
+        let line = verify.one_line_error(1);
+        assert_contains(&line, &at_frame);
+        let sentence = line
+            .split_once(&format!("frame {frame} at byte offset {start}: "))
+            .map(|(_, s)| s.split("; did you mean").next().unwrap().to_owned())
+            .unwrap();
+
+        let inspect = run(&["inspect", &path]);
+        inspect.exits(1);
+        assert_contains(
+            &inspect.stdout,
+            &format!("end       frame {frame} at byte offset {start}: {sentence}"),
+        );
+        assert_contains(
+            &inspect.stdout,
+            "next      `flatstream verify --all` lists every damaged range, `flatstream salvage` \
+             keeps every intact frame",
+        );
+
+        let recover = run(&["recover", &path]);
+        recover.exits(1);
+        assert_contains(
+            &recover.stdout,
+            &format!("end      frame {frame} at byte offset {start}: {sentence}"),
+        );
+
+        let all = run(&["verify", "--all", &path]);
+        all.exits(1);
+        assert_contains(
+            &all.stdout,
+            &format!("frame {frame} at bytes {start}..{end}: {sentence}"),
+        );
+
+        let clean = dir.path(&format!("{name}.clean"));
+        let salvage = run(&["salvage", &path, "-o", &clean]);
+        salvage.exits(1);
+        assert_contains(
+            &salvage.stdout,
+            &format!(
+                "skipped bytes {start}..{end} ({} bytes): {sentence}",
+                end - start
+            ),
+        );
     }
 }

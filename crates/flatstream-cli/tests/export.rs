@@ -9,10 +9,10 @@ mod fleet;
 use common::*;
 use datafusion::arrow::array::RecordBatch;
 use datafusion::arrow::compute::concat_batches;
-use datafusion::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use datafusion::parquet::basic::Compression;
 use flatstream::checksum::ChecksumKind;
 use fleet::fleet_batches;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::Compression;
 use serde_json::Value;
 use std::fs::File;
 
@@ -232,7 +232,7 @@ fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
     assert_starts_with(
         &line,
         &format!(
-            "flatstream: {bad}: frame 9 at byte offset {}: checksum mismatch",
+            "flatstream: {bad}: frame 9 at byte offset {}: corrupt frame: checksum mismatch",
             at[9]
         ),
     );
@@ -261,7 +261,7 @@ fn a_damaged_frame_names_file_and_offset_and_leaves_no_out() {
     assert_contains(
         &line,
         &format!(
-            "{torn}: frame 99 at byte offset {}: the stream ends inside it",
+            "{torn}: frame 99 at byte offset {}: torn tail: the stream ends inside it",
             at[99]
         ),
     );

@@ -140,7 +140,7 @@ fn a_torn_tail_and_a_corrupt_frame_are_reported_with_their_offsets() {
     assert_contains(
         &run(&["inspect", &corrupt]).exits(1).stdout,
         &format!(
-            "corrupt: frame 40 at byte offset {}: checksum mismatch",
+            "frame 40 at byte offset {}: corrupt frame: checksum mismatch",
             at[40]
         ),
     );

@@ -206,3 +206,40 @@ fn a_query_verifies_the_fields_it_reads_and_verify_unread_every_field() {
     assert_eq!(rows[0]["value"].as_f64(), Some(intact.value));
     export(&["--columns", "value", "--verify-unread"]).one_line_error(1);
 }
+
+/// `--offset-column` gives every table the column `_offset` (each row's frame offset in its
+/// file), which the README's crate table offers; without it, the error says how to get it.
+#[test]
+fn offset_column_gives_each_row_its_frame_offset() {
+    let dir = Dir::new();
+    let bytes = telemetry(100, ChecksumKind::Crc32c);
+    let at = offsets(&bytes, ChecksumKind::Crc32c);
+    let path = dir.file("t.fstream", &bytes);
+    let sql = format!(
+        "SELECT _offset, device_id FROM '{path}' WHERE device_id IN (3, 70) ORDER BY _offset"
+    );
+    let schema = telemetry_bfbs();
+    let args = ["query", "-s", &schema, "--format", "json", &sql];
+    let rows = run(&[&args[..], &["--offset-column"]].concat())
+        .ok()
+        .json_lines();
+    let expected: Vec<(u64, u64)> = (0..100)
+        .filter(|&i| [3, 70].contains(&Reading::nth(i).device_id))
+        .map(|i| (at[i as usize], Reading::nth(i).device_id))
+        .collect();
+    assert!(expected.len() >= 2, "{expected:?}");
+    let got: Vec<(u64, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["_offset"].as_u64().unwrap(),
+                r["device_id"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+
+    let line = run(&args).one_line_error(2);
+    assert_contains(&line, "_offset");
+    assert_contains(&line, "--offset-column");
+}

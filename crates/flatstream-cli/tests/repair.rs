@@ -74,7 +74,7 @@ fn a_damaged_demo_stream_is_diagnosed_repaired_and_salvaged() {
     assert_starts_with(
         &run(&["verify", &path]).one_line_error(1),
         &format!(
-            "flatstream: frame 4321 at byte offset {}: checksum mismatch",
+            "flatstream: frame 4321 at byte offset {}: corrupt frame: checksum mismatch",
             at[4321]
         ),
     );
@@ -259,7 +259,7 @@ fn a_damaged_length_is_reported_as_damage_with_where_the_frames_resume() {
         )
     );
     let text = run(&["recover", &path]).exits(1).stdout.clone();
-    assert_contains(&text, "its length is damaged, not a torn tail");
+    assert_contains(&text, "damaged length: it declares");
     assert_contains(&text, "`flatstream salvage` keeps the intact frames");
     // Salvage keeps every other frame; --cut-corrupt, asked, cuts from the damage on.
     let clean = dir.path("clean");
@@ -337,7 +337,11 @@ fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
         (&"damaged".into(), &at[100].into(), &100.into())
     );
     let text = run(&["inspect", &path]).exits(1).stdout.clone();
-    for words in [&resumes[..], "its length is damaged", "flatstream salvage"] {
+    for words in [
+        &resumes[..],
+        "damaged length: it declares",
+        "flatstream salvage",
+    ] {
         assert_contains(&text, words);
     }
     assert!(
@@ -352,7 +356,7 @@ fn inspect_and_verify_tell_a_damaged_length_from_a_torn_tail() {
         assert_starts_with(
             &line,
             &format!(
-                "flatstream: frame 100 at byte offset {}: it declares",
+                "flatstream: frame 100 at byte offset {}: damaged length: it declares",
                 at[100]
             ),
         );

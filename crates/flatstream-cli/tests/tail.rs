@@ -327,8 +327,10 @@ fn stops_at_the_durable_watermark() {
     }
 }
 
+/// With -f, damage ends the command: the frames before it are printed, then the damage in one
+/// line, exit status 1.
 #[test]
-fn a_corrupt_frame_is_a_one_line_error() {
+fn with_follow_a_corrupt_frame_is_a_one_line_error() {
     let Capture { dir, bytes, at } = Capture::new(30, KIND);
     let bfbs = telemetry_bfbs();
 
@@ -337,42 +339,154 @@ fn a_corrupt_frame_is_a_one_line_error() {
     let mut torn = bytes[..at[20] as usize + 9].to_vec();
     torn.extend_from_slice(&telemetry(5, KIND));
     let path = dir.file("torn", &torn);
-    let expected = format!(
-        "flatstream: frame 20 at byte offset {}: checksum mismatch",
-        at[20]
+    let out = run(&["tail", "-f", &path, "--from-start", "-s", &bfbs]);
+    assert_starts_with(
+        &out.one_line_error(1),
+        &format!(
+            "flatstream: frame 20 at byte offset {}: corrupt frame: checksum mismatch",
+            at[20]
+        ),
     );
-    for follow in [&["-f"][..], &[]] {
-        let out = run(&[&["tail", &path, "--from-start", "-s", &bfbs][..], follow].concat());
-        assert_starts_with(&out.one_line_error(1), &expected);
-        // The frames before it were printed.
-        assert_eq!(out.stdout.lines().count(), 20, "{follow:?}");
-    }
+    // The frames before it were printed.
+    assert_eq!(out.stdout.lines().count(), 20);
 
-    // Starting at the end: the last frames before the damage, then the error.
-    let out = run(&["tail", &path, "-n", "2", "-s", &bfbs]);
-    out.one_line_error(1);
-    let lines: Vec<&str> = out.stdout.lines().collect();
-    assert_eq!(lines.len(), 2);
-    is_reading(lines[0], 18);
-    is_reading(lines[1], 19);
-
-    // A flipped byte: the same, with -f too.
+    // A flipped byte: the same.
     let path = dir.file("flipped", &flipped(&bytes, at[7] + 20, 0x04));
     assert_starts_with(
         &run(&["tail", "-f", &path, "-c", "xxhash64"]).one_line_error(1),
         &format!(
-            "flatstream: frame 7 at byte offset {}: checksum mismatch",
+            "flatstream: frame 7 at byte offset {}: corrupt frame: checksum mismatch",
             at[7]
         ),
     );
+}
 
-    // Without -f, a file that ends inside a frame: the frames before it, then the error.
+/// Without -f, tail on a damaged file prints the last frames of the file that verify, however
+/// far before them the damage lies (issue 35: it printed the last frames before the damage, as
+/// if they were the end); stderr names each damaged range skipped, in the words `verify --all`
+/// and `salvage` use, and the exit status is 1.
+#[test]
+fn on_a_damaged_file_the_last_frames_that_verify_and_what_was_skipped() {
+    let Capture { dir, bytes, at } = Capture::new(30, KIND);
+    let bfbs = telemetry_bfbs();
+
+    // Damage in the middle: the file's last frames, and the damaged frame named.
+    let path = dir.file("flipped", &flipped(&bytes, at[7] + 20, 0x04));
+    let out = run(&["tail", &path, "-n", "2", "-s", &bfbs]);
+    let error = out.one_line_error(1);
+    assert_starts_with(
+        &error,
+        &format!(
+            "flatstream: skipped {} bytes of damage in 1 range, the frames printed are the \
+             last that verify: frame 7 at bytes {}..{}: corrupt frame: checksum mismatch: \
+             stored 0x",
+            at[8] - at[7],
+            at[7],
+            at[8]
+        ),
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    is_reading(lines[0], 28);
+    is_reading(lines[1], 29);
+    // Frames are numbered among those that verify, as verify --all numbers them.
+    let hex = run(&["tail", &path, "-n", "1"]);
+    hex.one_line_error(1);
+    assert_starts_with(&hex.stdout, &format!("frame 28 offset {} ", at[29]));
+
+    // A writer that died mid-frame, restarted without repair: the frames it appended after
+    // the torn one are the last ones, from the start too.
+    let mut torn = bytes[..at[20] as usize + 9].to_vec();
+    let appended = telemetry(5, KIND);
+    torn.extend_from_slice(&appended);
+    let path = dir.file("torn", &torn);
+    let out = run(&["tail", &path, "-n", "2", "-s", &bfbs]);
+    assert_contains(
+        &out.one_line_error(1),
+        &format!(
+            "skipped 9 bytes of damage in 1 range, the frames printed are the last that verify: \
+             frame 20 at bytes {}..{}: corrupt frame: checksum mismatch",
+            at[20],
+            at[20] + 9
+        ),
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    is_reading(lines[0], 3);
+    is_reading(lines[1], 4);
+    let all = run(&["tail", &path, "--from-start", "-s", &bfbs]);
+    all.one_line_error(1);
+    let lines: Vec<&str> = all.stdout.lines().collect();
+    assert_eq!(lines.len(), 25, "{all:?}");
+    is_reading(lines[19], 19);
+    is_reading(lines[20], 0);
+
+    // A file that ends inside a frame: the frames before it, and the torn tail named.
     let path = dir.file("cut", &bytes[..bytes.len() - 5]);
-    let out = run(&["tail", &path, "-n", "2"]);
+    let out = run(&["tail", &path, "-n", "2", "-s", &bfbs]);
+    let present = bytes.len() as u64 - 5 - at[29];
+    assert_contains(
+        &out.one_line_error(1),
+        &format!(
+            "frame 29 at bytes {}..{}: torn tail: the stream ends inside it ({present} of its \
+             {} bytes present)",
+            at[29],
+            bytes.len() - 5,
+            present + 5
+        ),
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    is_reading(lines[0], 27);
+    is_reading(lines[1], 28);
+
+    // Damage in two places: both named, the last frames printed.
+    let mut twice = flipped(&bytes, at[3] + 20, 0x10);
+    twice[at[12] as usize + 20] ^= 0x01;
+    let path = dir.file("twice", &twice);
+    let out = run(&["tail", &path, "-n", "1", "-s", &bfbs]);
+    let error = out.one_line_error(1);
+    assert_contains(&error, "in 2 ranges");
+    assert_contains(
+        &error,
+        &format!("frame 3 at bytes {}..{}: corrupt frame", at[3], at[4]),
+    );
+    assert_contains(
+        &error,
+        &format!("frame 11 at bytes {}..{}: corrupt frame", at[12], at[13]),
+    );
+    is_reading(out.stdout.trim_end(), 29);
+}
+
+/// A pipe cannot be read again, nor a stream without a checksum resynchronised: tail prints
+/// the last frames before the damage, then the damage, exit status 1.
+#[test]
+fn from_a_pipe_or_without_a_checksum_the_last_frames_before_the_damage() {
+    let Capture { bytes, at, .. } = Capture::new(30, KIND);
+    let bfbs = telemetry_bfbs();
+    let damaged = flipped(&bytes, at[7] + 20, 0x04);
+    let out = run_stdin(&["tail", "-", "-n", "2", "-s", &bfbs], &damaged);
     assert_starts_with(
         &out.one_line_error(1),
         &format!(
-            "flatstream: frame 29 at byte offset {}: the stream ends inside it",
+            "flatstream: frame 7 at byte offset {}: corrupt frame: checksum mismatch",
+            at[7]
+        ),
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{out:?}");
+    is_reading(lines[0], 5);
+    is_reading(lines[1], 6);
+
+    let dir = Dir::new();
+    let plain = telemetry(30, ChecksumKind::None);
+    let at = offsets(&plain, ChecksumKind::None);
+    let path = dir.file("cut", &plain[..plain.len() - 5]);
+    let out = run(&["tail", &path, "-n", "2", "-s", &bfbs]);
+    assert_starts_with(
+        &out.one_line_error(1),
+        &format!(
+            "flatstream: frame 29 at byte offset {}: torn tail: the stream ends inside it",
             at[29]
         ),
     );

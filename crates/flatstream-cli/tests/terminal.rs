@@ -14,8 +14,8 @@ fn in_terminal(args: &[&str], env: &[(&str, &str)]) -> Option<Out> {
     }
     let mut line = String::from(env!("CARGO_BIN_EXE_flatstream"));
     for arg in args {
-        assert!(!arg.contains('\''), "{arg}");
-        line.push_str(&format!(" '{arg}'"));
+        // Quoted for the shell `script` runs the line in: a quote closes, is escaped, reopens.
+        line.push_str(&format!(" '{}'", arg.replace('\'', "'\\''")));
     }
     let mut cmd = Command::new("script");
     cmd.args(["-q", "-e", "-c", &line, "/dev/null"])
@@ -242,6 +242,42 @@ fn binary_frames_are_not_written_to_a_terminal() {
         out.stdout.trim_end(),
         "flatstream: refusing to write binary frames to a terminal: redirect stdout or pass a file"
     );
+}
+
+/// `query` on a terminal: the bar follows the bytes its scans read, out of the file's size,
+/// and is gone before the table prints; with `--no-progress`, or in a pipe, there is none.
+/// The delay before the bar shows is set to nothing, so the test does not depend on how long
+/// the query takes.
+#[cfg(feature = "sql")]
+#[test]
+fn query_shows_its_progress_bar_on_a_terminal_only() {
+    let dir = Dir::new();
+    let bytes = telemetry(200_000, ChecksumKind::XxHash64);
+    assert_eq!(bytes.len(), 12_000_000);
+    let path = dir.file("t.fstream", &bytes);
+    let schema = telemetry_bfbs();
+    let sql = format!("SELECT count(*) AS frames, max(timestamp) AS last FROM '{path}'");
+    let args = ["query", "-s", &schema, &sql];
+    let now = [("FLATSTREAM_PROGRESS_DELAY_MS", "0")];
+    let Some(shown) = in_terminal(&args, &now) else {
+        return;
+    };
+    assert_eq!(shown.status, 0, "{shown:?}");
+    assert!(shown.stdout.contains("querying ["), "{shown:?}");
+    assert!(shown.stdout.contains("/11.44 MiB"), "{shown:?}");
+    // The table, after the bar: its last line is the table's border.
+    assert!(shown.stdout.contains("| 200000 "), "{shown:?}");
+    assert!(shown.stdout.trim_end().ends_with('+'), "{shown:?}");
+
+    let mut quiet = args.to_vec();
+    quiet.push("--no-progress");
+    let hidden = in_terminal(&quiet, &now).unwrap();
+    assert_eq!(hidden.status, 0, "{hidden:?}");
+    assert!(!hidden.stdout.contains("querying"), "{hidden:?}");
+    assert!(hidden.stdout.contains("| 200000 "), "{hidden:?}");
+    let piped = run_with(&args, None, &now);
+    piped.ok();
+    assert!(!piped.stderr.contains("querying"), "{piped:?}");
 }
 
 #[cfg(feature = "sql")]

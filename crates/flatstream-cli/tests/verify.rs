@@ -35,7 +35,7 @@ fn a_flipped_byte_is_reported_with_its_frame_index_and_offset() {
     let Capture { dir, bytes, at } = Capture::new(1000, ChecksumKind::XxHash64);
     let (damaged, path) = dir.file_of("flipped", flipped(&bytes, at[613] + 30, 0x01));
     let expected = format!(
-        "flatstream: frame 613 at byte offset {}: checksum mismatch: stored",
+        "flatstream: frame 613 at byte offset {}: corrupt frame: checksum mismatch: stored",
         at[613]
     );
     for args in [vec!["verify", &path], vec!["verify", &path, "--no-mmap"]] {
@@ -58,7 +58,7 @@ fn a_cut_tail_is_a_torn_frame_at_its_offset() {
     assert_starts_with(
         &run(&["verify", &path]).one_line_error(1),
         &format!(
-            "flatstream: frame 199 at byte offset {}: the stream ends inside it",
+            "flatstream: frame 199 at byte offset {}: torn tail: the stream ends inside it",
             at[199]
         ),
     );
@@ -157,7 +157,10 @@ fn a_bound_under_the_frames_is_a_corrupt_length() {
     let dir = Dir::new();
     let path = dir.file("t", &telemetry(10, ChecksumKind::Crc16));
     let line = run(&["verify", &path, "--max-frame-len", "16", "-c", "crc16"]).one_line_error(1);
-    assert_contains(&line, "frame 0 at byte offset 0: declares a payload of");
+    assert_contains(
+        &line,
+        "frame 0 at byte offset 0: corrupt frame: its length declares a payload of",
+    );
     assert_contains(&line, "over the bound of 16");
 }
 
@@ -214,8 +217,8 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
     );
     let message = damage[0]["message"].as_str().unwrap();
     let said = format!(
-        "it declares {} bytes, past the end of the input, but intact frames resume at byte \
-         offset {}: its length is damaged, not a torn tail; run `flatstream salvage` to keep them",
+        "damaged length: it declares {} bytes, past the end of the input, but intact frames \
+         resume at byte offset {}",
         0x7f00_0000 + (at[101] - at[100]),
         at[101]
     );
@@ -292,8 +295,8 @@ fn all_stops_at_the_first_corrupt_frame_of_a_stream_without_a_checksum() {
     assert_contains(
         &line,
         &format!(
-            "frame 100 at byte offset {}: it declares {} bytes, past the end of the input, and \
-             the bytes from offset ",
+            "frame 100 at byte offset {}: ambiguous end: it declares {} bytes, past the end of \
+             the input, and the bytes from byte offset ",
             at[100],
             0x7f00_0000 + (at[101] - at[100])
         ),
@@ -316,8 +319,8 @@ fn a_framing_no_trial_reads_names_each_trial_s_frame_and_offset_once() {
     let line = run(&["verify", &path, "--max-frame-len", "1000"]).one_line_error(2);
     assert_contains(
         &line,
-        "(none: frame 0 at byte offset 0: declares a payload of 2130706432 bytes, over the \
-         bound of 1000; xxhash64: frame 0 at byte offset 0: ",
+        "(none: frame 0 at byte offset 0: corrupt frame: its length declares a payload of \
+         2130706432 bytes, over the bound of 1000; xxhash64: frame 0 at byte offset 0: ",
     );
     assert!(!line.contains("frame 0 frame"), "{line}");
 }

@@ -23,7 +23,8 @@ use std::sync::Arc;
 /// use flatstream::sql::datafusion::prelude::SessionContext;
 /// use flatstream::sql::{FlatstreamOptions, SessionContextExt};
 ///
-/// # async fn run() -> flatstream::sql::datafusion::error::Result<()> {
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> flatstream::sql::datafusion::error::Result<()> {
 /// let ctx = SessionContext::new();
 /// ctx.register_flatstream(
 ///     "telemetry",

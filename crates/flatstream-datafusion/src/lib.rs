@@ -13,24 +13,37 @@
 //! is always given, never guessed from the data.
 //!
 //! ```
+//! use flatstream::flatbuffers::FlatBufferBuilder;
 //! use flatstream::sql::datafusion::prelude::SessionContext;
 //! use flatstream::sql::{FlatstreamOptions, SessionContextExt};
-//! # use flatstream::checksum::XxHash64;
-//! # use flatstream::{ChecksumFramer, StreamWriter};
-//! # use flatstream_test_support::telemetry::Reading;
+//! use flatstream::{ChecksumFramer, StreamWriter, XxHash64};
 //!
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # let dir = tempfile::tempdir()?;
-//! # let mut w = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64));
-//! # for i in 0..1000 { w.write(&Reading::nth(i))?; }
-//! # std::fs::write(dir.path().join("a.fstream"), w.into_inner())?;
-//! # let schema = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/telemetry.bfbs");
-//! # let captures = dir.path().to_str().unwrap();
+//! // A capture of 1000 `telemetry.Telemetry` messages (examples/telemetry.fbs), built field by
+//! // field as flatc's generated `Telemetry::create` would, in a directory of captures.
+//! let captures = std::env::temp_dir().join(format!("captures-{}", std::process::id()));
+//! std::fs::create_dir_all(&captures)?;
+//! let file = std::fs::File::create(captures.join("a.fstream"))?;
+//! let mut writer = StreamWriter::new(file, ChecksumFramer::new(XxHash64::new()));
+//! let mut builder = FlatBufferBuilder::new();
+//! for i in 0..1000u64 {
+//!     builder.reset();
+//!     let table = builder.start_table();
+//!     builder.push_slot::<u64>(4, i % 64, 0); // device_id
+//!     builder.push_slot::<u64>(6, 1_700_000_000_000 + i / 64, 0); // timestamp
+//!     builder.push_slot::<f64>(8, i as f64, 0.0); // value
+//!     let root = builder.end_table(table);
+//!     builder.finish(root, None);
+//!     writer.write_finished(&mut builder)?;
+//! }
+//! writer.flush()?;
+//! // The binary schema, from `flatc -b --schema telemetry.fbs`: here the repository's.
+//! let schema = "../../examples/telemetry.bfbs";
+//!
 //! let ctx = SessionContext::new();
-//! // `captures` is a directory of files written with `flatstream`, `schema` the path of
-//! // examples/telemetry.bfbs.
-//! ctx.register_flatstream("telemetry", captures, FlatstreamOptions::with_schema(schema))
+//! let options = FlatstreamOptions::with_schema(schema);
+//! ctx.register_flatstream("telemetry", captures.to_str().unwrap(), options)
 //!     .await?;
 //! let batches = ctx
 //!     .sql("SELECT device_id, count(*) AS n, avg(value) FROM telemetry GROUP BY device_id")
@@ -39,6 +52,7 @@
 //!     .await?;
 //! let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
 //! assert_eq!(rows, 64, "one row per device");
+//! std::fs::remove_dir_all(&captures)?;
 //! # Ok(()) }
 //! ```
 //!
@@ -111,5 +125,9 @@ pub use source::FlatstreamSource;
 #[cfg(feature = "distributed")]
 pub mod distributed;
 
-/// The DataFusion crate this format plugs into (55.2), for `SessionContext` and the rest.
+/// The DataFusion crate this format plugs into (55.2), for `SessionContext` and the rest: with
+/// SQL and every SQL function, without its `parquet` and `compression` features (Parquet
+/// tables, compressed CSV and JSON), which flatstream tables do not need. A program that reads
+/// those too names `datafusion = { version = "55.2", features = ["parquet"] }` in its own
+/// manifest, and cargo builds the one DataFusion with them.
 pub use datafusion;

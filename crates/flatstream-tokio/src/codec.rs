@@ -13,7 +13,8 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 
 /// A codec for tokio-util's [`FramedRead`], [`FramedWrite`] and [`Framed`]: frames are decoded
 /// by flatstream's [`ReadBuffer`] and each verified payload comes out as a [`Bytes`] split from the
-/// read buffer, with no copy; payloads are encoded from a `&[u8]`.
+/// read buffer, with no copy; payloads are encoded from anything that is bytes (`&[u8]`,
+/// `Bytes`, `Vec<u8>`), so a payload received can be sent on as it is.
 ///
 /// ```text
 /// read buffer:  [len|sum|payload 1][len|sum|payload 2][len|sum|payl...
@@ -28,11 +29,11 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 ///   stream. A frame rejected for its content by a validating deframer is stepped over; a
 ///   framing error (a length over the bound, a checksum mismatch) leaves the codec at the
 ///   frame, and a stream that ends inside a frame is [`Error::UnexpectedEof`].
-/// * **Encoding** takes a `&[u8]` (`builder.finished_data()`, `&bytes[..]`, `&vec[..]`) and
-///   writes the header and the payload straight into the destination `BytesMut`: no
-///   intermediate buffer, and no allocation per message once the destination has grown. It is
-///   the codec's one `Encoder` item type, so `flush()` and `close()` on a `FramedWrite` or a
-///   `Framed` need no annotation.
+/// * **Encoding** takes any `T: AsRef<[u8]>`: a `&[u8]` (`builder.finished_data()`), a `Bytes`
+///   received from a `FramedRead` or a `Framed` (an echo: `sink.send(payload)`, or
+///   `stream.forward(sink)`), a `Vec<u8>`. It writes the header and the payload straight into
+///   the destination `BytesMut`: no intermediate buffer, and no allocation per message once
+///   the destination has grown.
 ///
 /// Build one with [`FrameCodec::default`] (no checksum), [`FrameCodec::with_checksum`] (one
 /// algorithm both ways), [`FrameCodec::read_only`] (a deframer alone, for `FramedRead`) or,
@@ -53,6 +54,31 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 /// least any `Bytes` decoder pays as the `bytes-limit` row, and the sync `BytesFrames` handing
 /// out the same `Bytes` as the `sync-bytes` row) are in the repository's `docs/benchmarks.md`.
 ///
+/// # `flush()` and `close()` name the item type
+///
+/// With several item types, a `FramedWrite` or a `Framed` of the codec is a `Sink` of each,
+/// so a call that passes no item cannot tell which `Sink` is meant (E0283, "type annotations
+/// needed"), as with tokio-util's `LinesCodec` and `BytesCodec`. The one annotation:
+///
+/// ```
+/// use flatstream::tokio::FrameCodec;
+/// use futures_util::SinkExt;
+/// use tokio_util::codec::FramedWrite;
+///
+/// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+/// let mut sink = FramedWrite::new(tokio::io::sink(), FrameCodec::default());
+/// sink.feed(&b"reading"[..]).await?;
+/// SinkExt::<&[u8]>::flush(&mut sink).await?;
+/// SinkExt::<&[u8]>::close(&mut sink).await?;
+/// # Ok::<(), flatstream::Error>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// Any item type will do: the sink buffers encoded bytes, whatever they were encoded from.
+/// `send` and `feed` take an item and need no annotation; nor does the sink half of a
+/// `split()`, whose item type its first `send` fixes.
+///
 /// # Errors under `FramedRead`
 ///
 /// tokio-util's `FramedRead` answers `None` once after **any** error, from the codec or from
@@ -69,6 +95,10 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 /// offset of the frame the stream stopped at is [`read_position`](Self::read_position), on
 /// `frames.decoder()`.
 ///
+/// The examples need, besides `flatstream` with its `tokio` feature, `tokio` (`rt`,
+/// `io-util`), `tokio-util` (`codec`), `bytes` and `futures-util` with its `sink` feature
+/// (`SinkExt`, `StreamExt`).
+///
 /// ```
 /// use flatstream::tokio::FrameCodec;
 /// use futures_util::{SinkExt, StreamExt};
@@ -78,9 +108,9 @@ use tokio_util::codec::{Framed, FramedRead, FramedWrite};
 /// let (client, server) = tokio::io::duplex(64 * 1024);
 /// let mut sink = FramedWrite::new(client, FrameCodec::default());
 /// sink.send(&b"first"[..]).await?;
-/// let second = bytes::Bytes::from_static(b"second");
-/// sink.feed(&second[..]).await?;
-/// sink.close().await?; // flushes, then shuts the writing half down
+/// sink.feed(bytes::Bytes::from_static(b"second")).await?;
+/// // Flushes, then shuts the writing half down (`close` names the item type: see above).
+/// SinkExt::<&[u8]>::close(&mut sink).await?;
 ///
 /// let mut frames = FrameCodec::builder().max_frame_len(1 << 20).new_read(server);
 /// let mut payloads = Vec::new();
@@ -146,7 +176,7 @@ impl<C: Checksum + Clone> FrameCodec<ChecksumFramer<C>, ChecksumDeframer<C>> {
     /// use flatstream::tokio::FrameCodec;
     ///
     /// let codec = FrameCodec::with_checksum(XxHash64::new()).with_max_frame_len(1 << 20);
-    /// # let _ = codec;
+    /// assert_eq!(codec.max_frame_len(), 1 << 20);
     /// ```
     pub fn with_checksum(checksum: C) -> Self {
         FrameCodec::new(
@@ -166,10 +196,10 @@ impl<D: Deframer> FrameCodec<(), D> {
     /// use flatstream::tokio::FrameCodec;
     /// use tokio_util::codec::FramedRead;
     ///
-    /// # let socket = tokio::io::empty();
+    /// let socket = tokio::io::empty(); // any `AsyncRead`: a `TcpStream`, a `tokio::fs::File`
     /// let codec = FrameCodec::read_only(ChecksumDeframer::new(XxHash64::new()));
     /// let frames = FramedRead::new(socket, codec.with_max_frame_len(1 << 20));
-    /// # let _ = frames;
+    /// assert_eq!(frames.decoder().max_frame_len(), 1 << 20);
     /// ```
     pub fn read_only(deframer: D) -> Self {
         FrameCodec::from_parts((), deframer, DEFAULT_MAX_FRAME_LEN, NoReclaim)
@@ -283,17 +313,20 @@ impl<F, D: Deframer, P: ReclaimPolicy> tokio_util::codec::Decoder for FrameCodec
     }
 }
 
-/// The codec's one item type: a `FramedWrite<_, FrameCodec>` is a `Sink<&[u8]>` and nothing
-/// else, so `flush()`, `close()` and `poll_ready` infer it. (A second `Encoder` impl, for
-/// `Bytes` or a builder, would make every item-less `Sink` call ambiguous, E0283.)
-impl<F: Framer, D, P> tokio_util::codec::Encoder<&[u8]> for FrameCodec<F, D, P> {
+/// Every payload that is bytes: `&[u8]`, `Bytes` (a payload the codec decoded, sent on),
+/// `Vec<u8>`, `BytesMut`. One item type alone would not compile the echo servers tokio users
+/// write: `stream.forward(sink)` needs a `Sink<Bytes>`, and the sink half of a `split()` over
+/// `&[u8]` cannot take a payload that lives for one turn of the loop (E0597). The price: a
+/// `Framed` or `FramedWrite` of the codec is a `Sink` of each, so `flush()` and `close()`
+/// name one (see [`FrameCodec`], "`flush()` and `close()` name the item type").
+impl<T: AsRef<[u8]>, F: Framer, D, P> tokio_util::codec::Encoder<T> for FrameCodec<F, D, P> {
     type Error = Error;
 
     /// Appends the frame of `payload`: header, then payload. A payload over the bound is
     /// [`Error::FrameTooLarge`], and nothing of it is appended.
     #[inline]
-    fn encode(&mut self, payload: &[u8], dst: &mut BytesMut) -> Result<()> {
-        self.encode_payload(payload, dst)
+    fn encode(&mut self, payload: T, dst: &mut BytesMut) -> Result<()> {
+        self.encode_payload(payload.as_ref(), dst)
     }
 }
 
@@ -320,7 +353,7 @@ const DEFAULT_READ_CAPACITY: usize = 8 * 1024;
 /// let (client, server) = tokio::io::duplex(64 * 1024);
 /// let mut sink = config.new_write(client);
 /// sink.send(&b"reading"[..]).await?;
-/// sink.close().await?;
+/// SinkExt::<&[u8]>::close(&mut sink).await?;
 ///
 /// let mut frames = config.new_read(server);
 /// assert_eq!(frames.next().await.transpose()?.as_deref(), Some(&b"reading"[..]));

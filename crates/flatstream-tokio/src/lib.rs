@@ -51,7 +51,7 @@
 //!
 //! | type | over | payloads | for |
 //! |---|---|---|---|
-//! | [`FrameCodec`] ([`codec::Builder`]) | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static`; encodes a `&[u8]` | handing payloads to other tasks; `Stream`/`Sink` code |
+//! | [`FrameCodec`] ([`codec::Builder`]) | tokio-util's `FramedRead`, `FramedWrite`, `Framed` | `Bytes` split from the read buffer, `Send + 'static`; encodes a `&[u8]`, a `Bytes` (sent on as received), a `Vec<u8>` | handing payloads to other tasks; `Stream`/`Sink` code |
 //! | [`AsyncStreamReader`] | any `AsyncRead` | `&[u8]` borrowed from its buffer (`read_message`, `process_all`), or `Bytes` (`read_bytes`) | reading in place, the sync reader's vocabulary |
 //! | [`AsyncStreamWriter`] | any `AsyncWrite` | `write`, `write_finished`, `write_payload`, each with a receipt | writing without copying payloads; journals (`sync` on an [`AsyncSyncSink`]) |
 //!
@@ -78,8 +78,9 @@
 //! caller holding a `&[u8]` (a finished builder's data) must first copy into one, an
 //! allocation per message; or, since tokio-util 0.7.20, from a `&[u8]`, copied only into the
 //! destination buffer. Having both, it needs the item named for `flush()` and `close()`.
-//! [`FrameCodec`] grows with the bytes received, encodes from a `&[u8]` only (its one item
-//! type, so `flush()` and `close()` need no annotation), verifies checksums, and can give memory
+//! [`FrameCodec`] grows with the bytes received, encodes from a `&[u8]` without a copy but
+//! into the destination and from a received `Bytes` alike (so echo servers compile, and
+//! `flush()` and `close()` name the item type too), verifies checksums, and can give memory
 //! back after a large frame ([`Builder::reclaim`](codec::Builder::reclaim)). The figures, both
 //! of `LengthDelimitedCodec`'s encode paths included, are in the repository's
 //! `docs/benchmarks.md`.

@@ -102,15 +102,15 @@ struct Out<W, F> {
 /// use flatstream::tokio::AsyncStreamWriter;
 ///
 /// # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
-/// # let dir = std::env::temp_dir().join(format!("flatstream-doc-async-sync-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
+/// let dir = std::env::temp_dir().join(format!("flatstream-doc-async-sync-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
 /// let file = tokio::fs::File::create(dir.join("journal.fstream")).await?;
 /// let mut writer = AsyncStreamWriter::new(tokio::io::BufWriter::new(file), DefaultFramer);
 /// writer.write(&"one").await?;
 /// let receipt = writer.write_with_receipt(&"two").await?;
 /// assert_eq!(writer.durable(), 0); // handed to the buffer, not synced yet
 /// assert_eq!(writer.sync().await?, receipt.end());
-/// # std::fs::remove_dir_all(&dir)?;
+/// std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// # })?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())

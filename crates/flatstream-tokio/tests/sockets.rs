@@ -93,9 +93,9 @@ fn many_clients_every_payload_intact_and_in_order() {
                         FramedWrite::new(socket, FrameCodec::new(framer, DefaultDeframer));
                     sink.feed(&first[..]).await.unwrap();
                     for i in 0..FRAMES {
-                        sink.feed(&payload(client, i)[..]).await.unwrap();
+                        sink.feed(payload(client, i)).await.unwrap();
                     }
-                    sink.close().await.unwrap();
+                    SinkExt::<Vec<u8>>::close(&mut sink).await.unwrap();
                 }
             }));
         }
@@ -513,9 +513,9 @@ fn reads_cancelled_after_any_number_of_polls_lose_and_duplicate_nothing() {
     });
 }
 
-/// `flush()` and `close()` on a `FramedWrite` of the codec compile without naming the item
-/// type, and do their work on a real socket: after `flush` the reader has every frame fed
-/// while the sink is still open; after `close` it sees the end of the stream.
+/// `flush()` and `close()` on a `FramedWrite` of the codec, with the one annotation its docs
+/// show (the item type), do their work on a real socket: after `flush` the reader has every
+/// frame fed while the sink is still open; after `close` it sees the end of the stream.
 #[test]
 fn flush_and_close_on_a_framed_write_over_tcp() {
     run(async {
@@ -529,11 +529,11 @@ fn flush_and_close_on_a_framed_write_over_tcp() {
             for i in 0..3 {
                 sink.feed(&payload(1, i)[..]).await.unwrap();
             }
-            sink.flush().await.unwrap();
+            SinkExt::<&[u8]>::flush(&mut sink).await.unwrap();
             // The server reads the three frames while the sink is open: `flush` sent them.
             three_read.await.unwrap();
             sink.feed(&payload(1, 3)[..]).await.unwrap();
-            sink.close().await.unwrap();
+            SinkExt::<&[u8]>::close(&mut sink).await.unwrap();
         });
         let (socket, _) = listener.accept().await.unwrap();
         let mut frames = FrameCodec::builder()
@@ -551,7 +551,8 @@ fn flush_and_close_on_a_framed_write_over_tcp() {
 }
 
 /// A `Framed` of the codec over an in-memory duplex, both ways: items sent, flushed and closed
-/// without annotations, and echoed back by the other end.
+/// (naming the item type), and echoed back by the other end, each received `Bytes` sent on as
+/// it is.
 #[test]
 fn flush_and_close_on_a_framed_over_a_duplex() {
     run(async {
@@ -561,18 +562,18 @@ fn flush_and_close_on_a_framed_over_a_duplex() {
         let mut far = config.new_framed(b);
         let echo = tokio::spawn(async move {
             while let Some(p) = far.next().await {
-                far.send(&p.unwrap()[..]).await.unwrap();
+                far.send(p.unwrap()).await.unwrap();
             }
-            far.close().await.unwrap();
+            SinkExt::<bytes::Bytes>::close(&mut far).await.unwrap();
         });
         for i in 0..20 {
             near.feed(&payload(2, i)[..]).await.unwrap();
         }
-        near.flush().await.unwrap();
+        SinkExt::<&[u8]>::flush(&mut near).await.unwrap();
         for i in 0..20 {
             assert_eq!(near.next().await.unwrap().unwrap(), payload(2, i));
         }
-        near.close().await.unwrap();
+        SinkExt::<&[u8]>::close(&mut near).await.unwrap();
         assert!(near.next().await.is_none(), "the echo closed its side");
         echo.await.unwrap();
         assert_eq!(near.codec().bytes_encoded(), near.codec().read_position());

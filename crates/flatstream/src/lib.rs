@@ -121,7 +121,7 @@
 //! | `distributed` | no | `sql` on datafusion-distributed: the codec coordinator and workers register | no |
 //! | `unchecked` | no | `read::UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
-//! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash`): `MappedFile`
+//! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash64`): `MappedFile`
 //! maps it (or reads it into memory where it cannot be mapped, such as a pipe), and
 //! `ParallelFrames` reads the bytes.
 //!
@@ -131,10 +131,8 @@
 //! use flatstream::read::MappedFile;
 //! use flatstream::split::ParallelFrames;
 //! use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter, XxHash64};
-//! # let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));
-//! # std::fs::create_dir_all(&dir)?;
-//! # let path = dir.join("capture.fs");
 //!
+//! let path = std::env::temp_dir().join(format!("capture-{}.fstream", std::process::id()));
 //! let mut writer = StreamWriter::new(std::fs::File::create(&path)?, ChecksumFramer::new(XxHash64));
 //! for i in 0..10_000u32 {
 //!     writer.write_payload(&i.to_le_bytes())?;
@@ -151,8 +149,8 @@
 //!     |a, b| a + b,
 //! )?;
 //! assert_eq!(sum, (0..10_000u64).sum::<u64>());
-//! # drop(file);
-//! # std::fs::remove_dir_all(dir)?;
+//! drop(file); // unmapped before the file is removed
+//! std::fs::remove_file(&path)?;
 //! # Ok(())
 //! # }
 //! # #[cfg(not(all(feature = "mmap", feature = "rayon", feature = "xxhash")))]
@@ -286,8 +284,9 @@ pub mod arrow {
 /// [`SessionContextExt::register_flatstream`](sql::SessionContextExt::register_flatstream),
 /// `CREATE EXTERNAL TABLE … STORED AS FLATSTREAM`, or paths and globs read as tables; files cut
 /// into byte ranges that each read every frame once. The [`datafusion`](sql::datafusion) crate
-/// itself is re-exported. With the feature `distributed`, the codec that runs the format on a
-/// datafusion-distributed cluster.
+/// itself is re-exported (without its `parquet` and `compression` features: see there). With
+/// the feature `distributed`, the codec that runs the format on a datafusion-distributed
+/// cluster.
 #[cfg(feature = "sql")]
 pub mod sql {
     pub use flatstream_datafusion::*;

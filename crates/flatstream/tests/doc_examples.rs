@@ -10,6 +10,12 @@
 //! crate itself (`use flatstream_core::…` compiles in the inner crate's own doctests); these
 //! tests catch it, in every visible line of every Rust code block of the sources the facade's
 //! pages show, and of README.md and docs/*.md.
+//!
+//! Nor can the compiler see what a reader cannot: a hidden line (`# …`) that defines what the
+//! example needs (a checksum type, a file, a variable) compiles in the doctest and is missing
+//! from the page. Hidden lines may hold only what a pasted example does without: `fn main`,
+//! the `?` plumbing around it (`Ok(())`, closing braces, a runtime's `block_on`), imports of
+//! `flatstream` and `std`, and `#[cfg]` or `#[tokio::main]` attributes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -89,6 +95,72 @@ fn offenders(path: &Path, text: &str, strip: impl Fn(&str) -> Option<&str>) -> V
     found
 }
 
+/// Whether the hidden code `code` (a doc line after its `#`) is one a pasted example does
+/// without: `fn main`, `?` plumbing, an import of `flatstream` or `std`, a `cfg` or
+/// `tokio::main` attribute. Anything else (a `let`, an item, a statement) is a definition the
+/// reader does not see.
+fn hidden_plumbing(code: &str) -> bool {
+    let code = code.trim();
+    let closing = |s: &str| {
+        s.chars()
+            .all(|c| matches!(c, '}' | ')' | ']' | ';' | '?' | ' '))
+    };
+    let ok = code
+        .strip_prefix("Ok(())")
+        .or_else(|| {
+            code.strip_prefix("Ok::<")
+                .and_then(|rest| rest.find(">(())").map(|at| &rest[at + 5..]))
+        })
+        .is_some_and(closing);
+    let import = ["use flatstream::", "use flatstream;", "use std::"]
+        .iter()
+        .any(|p| code.starts_with(p))
+        && code.ends_with(';');
+    let main = ["fn main()", "async fn main()"]
+        .iter()
+        .any(|p| code.starts_with(p))
+        && (code.ends_with('{') || code.ends_with("{}"));
+    let runtime =
+        code.starts_with("tokio::runtime::Builder::") && code.ends_with(".block_on(async {");
+    let attribute = code.starts_with("#[cfg(") || code.starts_with("#[tokio::main");
+    closing(code) || ok || import || main || runtime || attribute
+}
+
+/// The hidden lines of Rust code blocks that are more than plumbing ([`hidden_plumbing`]), as
+/// `file:line: text`.
+fn hidden_definitions(path: &Path, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_rust: Option<bool> = None;
+    for (number, line) in text.lines().enumerate() {
+        let Some(doc) = doc_text(line) else { continue };
+        let trimmed = doc.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            in_rust = match in_rust {
+                Some(_) => None,
+                None => Some(is_rust(info, true)),
+            };
+            continue;
+        }
+        let hidden = if trimmed == "#" {
+            Some("")
+        } else {
+            trimmed.strip_prefix("# ")
+        };
+        if in_rust == Some(true)
+            && let Some(code) = hidden
+            && !hidden_plumbing(code)
+        {
+            found.push(format!(
+                "{}:{}: {}",
+                path.display(),
+                number + 1,
+                line.trim()
+            ));
+        }
+    }
+    found
+}
+
 fn doc_text(line: &str) -> Option<&str> {
     let t = line.trim_start();
     t.strip_prefix("///")
@@ -118,6 +190,81 @@ fn no_doc_example_of_a_shown_crate_names_an_inner_crate() {
         "doc examples naming an inner crate (write them against `flatstream::`):\n{}",
         found.join("\n")
     );
+}
+
+/// Every example on the facade's pages pastes into a project that depends on `flatstream`:
+/// nothing it needs is defined in hidden lines (issue 35).
+#[test]
+fn no_doc_example_of_a_shown_crate_hides_a_definition() {
+    let mut files = Vec::new();
+    for krate in SHOWN {
+        rust_files(
+            &workspace().join("crates").join(krate).join("src"),
+            &mut files,
+        );
+    }
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|path| {
+            let text = fs::read_to_string(path).expect("a source file");
+            hidden_definitions(path, &text)
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "doc examples that hide what they need (show it; hide only `fn main`, `?` plumbing \
+         and imports of flatstream or std):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_hidden_line_check_passes_plumbing_and_finds_definitions() {
+    let plumbing = [
+        "# fn main() -> Result<(), Box<dyn std::error::Error>> {",
+        "# async fn main() -> flatstream::Result<()> {",
+        "# fn main() {}",
+        "# #[tokio::main(flavor = \"current_thread\")]",
+        "# tokio::runtime::Builder::new_current_thread().build()?.block_on(async {",
+        "# use flatstream::checksum::XxHash64;",
+        "# use std::io::Write;",
+        "# #[cfg(feature = \"xxhash\")]",
+        "# Ok::<(), flatstream::Error>(())",
+        "# Ok(()) }",
+        "# })?;",
+        "# }",
+        "#",
+    ];
+    for line in plumbing {
+        let src = format!("/// ```\n/// {line}\n/// let x = 1;\n/// ```\n");
+        assert!(
+            hidden_definitions(Path::new("x.rs"), &src).is_empty(),
+            "{line}"
+        );
+    }
+    let definitions = [
+        "# struct Fnv32;",
+        "# impl Checksum for Fnv32 {",
+        "# let path = std::env::temp_dir().join(\"x\");",
+        "# let _ = codec;",
+        "# std::fs::write(&path, bytes)?;",
+        "# use flatstream_test_support::telemetry::Reading;",
+        "# use tempfile::tempdir;",
+        "# fn helper() {}",
+        "# #[derive(Clone, Copy)]",
+        "# writer.flush()?;",
+    ];
+    for line in definitions {
+        let src = format!("/// ```\n/// {line}\n/// ```\n/// # Errors\n");
+        assert_eq!(
+            hidden_definitions(Path::new("x.rs"), &src),
+            [format!("x.rs:2: /// {line}")],
+            "{line}"
+        );
+    }
+    // Headings and text blocks are not code.
+    let prose = "/// # Errors\n/// ```text\n/// # let x = 1;\n/// ```\n";
+    assert!(hidden_definitions(Path::new("x.rs"), prose).is_empty());
 }
 
 #[test]

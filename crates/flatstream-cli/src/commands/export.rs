@@ -34,7 +34,8 @@ pub(crate) fn run(_args: &ExportArgs) -> Result<Status, Failure> {
 pub(crate) fn not_built(command: &str) -> Failure {
     Failure::error(format_args!(
         "{command} needs DataFusion, which this flatstream was built without: build it with \
-         the `sql` feature (cargo install flatstream-cli, whose default it is)"
+         the `sql` feature, the default (`cargo install --locked --path crates/flatstream-cli` \
+         in a clone of the repository)"
     ))
 }
 
@@ -109,11 +110,11 @@ mod imp {
     use datafusion::arrow::datatypes::SchemaRef;
     use datafusion::arrow::error::ArrowError;
     use datafusion::arrow::{csv, ipc, json};
-    use datafusion::parquet::arrow::ArrowWriter;
-    use datafusion::parquet::basic::{Compression, ZstdLevel};
-    use datafusion::parquet::errors::ParquetError;
-    use datafusion::parquet::file::properties::WriterProperties;
     use flatstream_arrow::{BinarySchema, Converter, Options, Plan};
+    use parquet::arrow::ArrowWriter;
+    use parquet::basic::{Compression, ZstdLevel};
+    use parquet::errors::ParquetError;
+    use parquet::file::properties::WriterProperties;
     use std::io::{self, BufWriter, IsTerminal, Write};
     use std::ops::ControlFlow;
     use std::path::Path;

@@ -4,6 +4,7 @@
 //! process's memory once read), so memory is the reader's buffer, which grows only to the
 //! largest frame, plus the size histogram (512 KiB).
 
+use crate::damage;
 use crate::detect::{self, Detection, describe_detection};
 use crate::failure::{Failure, Status};
 use crate::input::{Access, Input};
@@ -223,13 +224,18 @@ fn print(report: &Report, json: bool) -> Result<(), Failure> {
     } else {
         lines.push(("bytes", r.bytes.to_string()));
     }
+    // The detail names the kind of damage itself (see `damage`).
     let end = match (r.end, &r.end_detail) {
         ("clean", _) => "clean (the last frame ends at the end of the input)".to_owned(),
         ("unknown", Some(detail)) => format!("unknown: {detail}"),
-        (what, Some(detail)) => format!("{}: {detail}", what.replace('_', " ")),
+        (_, Some(detail)) => detail.clone(),
         (what, None) => what.to_owned(),
     };
+    let damaged = !matches!(r.end, "clean" | "unknown");
     lines.push(("end", end));
+    if damaged {
+        lines.push(("next", damage::next(r.framing.as_deref() != Some("none"))));
+    }
     for (key, value) in lines {
         writeln!(out, "{key:<10}{value}").map_err(Failure::stdout)?;
     }

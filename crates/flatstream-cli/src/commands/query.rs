@@ -26,10 +26,12 @@ mod imp {
     use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
     use datafusion::arrow::{csv, json};
     use datafusion::error::DataFusionError;
+    use datafusion::physical_plan::execute_stream;
     use datafusion::prelude::SessionContext;
     use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
     use futures::StreamExt;
-    use std::io::{self, BufWriter, Write};
+    use std::io::{self, BufWriter, IsTerminal, Write};
+    use std::sync::Arc;
 
     pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
         check_operators(&args.sql)?;
@@ -45,6 +47,7 @@ mod imp {
         }
         options.skip_invalid = args.table.skip_invalid;
         options.verify_unread = args.table.verify_unread;
+        options.offset_column = args.offset_column;
         // The schema is loaded and the options checked before any SQL: their errors are the
         // user's (status 2), named as the other commands name them.
         options
@@ -128,7 +131,12 @@ mod imp {
         if args.format == QueryFormat::Csv {
             crate::commands::export::check_flat(&schema)?;
         }
-        let mut stream = frame.execute_stream().await.map_err(failure)?;
+        // The bar follows the plan's scans, unless rows stream to the terminal it would use.
+        let (task, plan) = (Arc::new(frame.task_ctx()), frame.create_physical_plan());
+        let plan = plan.await.map_err(failure)?;
+        let rows_shown = args.format != QueryFormat::Table && io::stdout().is_terminal();
+        let progress = crate::scan_progress::watch("querying", &plan, rows_shown);
+        let mut stream = execute_stream(plan, task).map_err(failure)?;
         let mut out = BufWriter::with_capacity(1 << 16, crate::commands::export::Stdout);
         match args.format {
             QueryFormat::Table => {
@@ -137,6 +145,7 @@ mod imp {
                 while let Some(batch) = stream.next().await {
                     batches.push(batch.map_err(failure)?);
                 }
+                progress.finish().await;
                 let table = pretty_format_batches_with_schema(schema, &batches)
                     .map_err(|e| Failure::error(message_of(&e.to_string())))?;
                 writeln!(out, "{table}").map_err(Failure::stdout)?;
@@ -149,6 +158,7 @@ mod imp {
                 while let Some(batch) = stream.next().await {
                     w.write(&batch.map_err(failure)?).map_err(write_error)?;
                 }
+                progress.finish().await;
             }
             QueryFormat::Json => {
                 let mut w = json::WriterBuilder::new()
@@ -158,6 +168,7 @@ mod imp {
                     w.write(&batch.map_err(failure)?).map_err(write_error)?;
                 }
                 w.finish().map_err(write_error)?;
+                progress.finish().await;
             }
         }
         out.flush().map_err(Failure::stdout)?;
@@ -188,6 +199,9 @@ mod imp {
             DataFusionError::ArrowError(e, _) => e.to_string(),
             other => other.message().into_owned(),
         };
+        if text.contains("field named _offset") {
+            text.push_str(" (the column _offset is there with --offset-column)");
+        }
         if text.starts_with("table '") && text.ends_with("not found") {
             text.push_str(
                 " (a quoted path is read as a table if it exists: a file ending in .fstream \

@@ -2,6 +2,7 @@
 //! salvage` (every intact frame into a clean stream), over the library's `Recover` and
 //! `Salvage`.
 
+use crate::damage;
 use crate::detect::{self, Framing};
 use crate::failure::describe;
 use crate::failure::{Failure, Status, io_message};
@@ -10,7 +11,7 @@ use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
 use crate::commands::verify::salvage_bound;
 use flatstream::checksum::ChecksumKind;
-use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged, StreamEnd};
+use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged};
 use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Frames, StreamWriter};
 use serde::Serialize;
 use std::io::Write;
@@ -38,62 +39,12 @@ struct RecoverReport {
     truncated: bool,
 }
 
-/// Why a frame whose length runs past the end is not a torn tail (`damaged`: intact frames
-/// follow it) or may not be one (without a checksum, the bytes after its header parse as
-/// frames up to the end): the clause after "declares N bytes, past the end of the input, ".
-fn past_the_end(damaged: bool, resumes_at: u64) -> String {
-    if damaged {
-        format!(
-            "but intact frames follow from byte offset {resumes_at}: its length is damaged, not \
-             a torn tail"
-        )
-    } else {
-        format!(
-            "and the bytes from offset {resumes_at} parse as frames up to the end: a torn tail, \
-             or a damaged length followed by intact frames, which a stream without a checksum \
-             cannot tell apart"
-        )
-    }
-}
-
 impl RecoverReport {
     fn new(name: &str, framing: &Framing, r: &Recovery, truncated: bool, hint: String) -> Self {
         let (frame, at) = (r.frames, r.valid_len);
-        let mut resumes = None;
-        let (end, detail) = match &r.end {
-            StreamEnd::Clean => ("clean", None),
-            StreamEnd::TornTail { needed, present } => (
-                "torn_tail",
-                Some(format!(
-                    "frame {frame} at byte offset {at}: the stream ends inside it ({present} of \
-                     its {needed} bytes present, and no intact frame after it: a torn tail){hint}"
-                )),
-            ),
-            StreamEnd::Damaged {
-                needed, resumes_at, ..
-            }
-            | StreamEnd::Ambiguous {
-                needed, resumes_at, ..
-            } => {
-                resumes = Some(*resumes_at);
-                let damaged = matches!(r.end, StreamEnd::Damaged { .. });
-                let detail = format!(
-                    "frame {frame} at byte offset {at} declares {needed} bytes, past the end of \
-                     the input, {}{hint}",
-                    past_the_end(damaged, *resumes_at)
-                );
-                let end = if damaged { "damaged" } else { "ambiguous" };
-                (end, Some(detail))
-            }
-            StreamEnd::Corrupt(e) => (
-                "corrupt",
-                Some(format!(
-                    "frame {frame} at byte offset {at}: {}{hint}",
-                    describe(e)
-                )),
-            ),
-            _ => ("corrupt", None),
-        };
+        // The stream was scanned from its start: offsets in it are stream offsets.
+        let (end, words, resumes) = damage::end(&r.end, 0);
+        let detail = words.map(|words| format!("frame {frame} at byte offset {at}: {words}{hint}"));
         RecoverReport {
             file: name.to_owned(),
             framing: framing.kind.to_string(),
@@ -115,8 +66,9 @@ impl RecoverReport {
             return writeln!(out).map_err(Failure::stdout);
         }
         let r = self;
+        // The detail names the kind of damage itself (see `damage`).
         let end = match &r.detail {
-            Some(detail) => format!("{}: {detail}", r.end.replace('_', " ")),
+            Some(detail) => detail.clone(),
             None => "clean (the last frame ends at the end of the input)".to_owned(),
         };
         let action = match (r.discarded, r.truncated) {
@@ -246,26 +198,29 @@ pub(crate) fn run_recover(args: &RecoverArgs) -> Result<Status, Failure> {
                 resumes_at,
             }),
         ) => {
-            let damaged = matches!(e, Error::DamagedLength { .. });
-            let remedy = if damaged {
-                "run `flatstream salvage` to keep the intact frames after it, or add \
-                 --cut-corrupt to cut it and everything after it"
+            let (words, remedy) = if matches!(e, Error::DamagedLength { .. }) {
+                (
+                    damage::damaged_length(needed, resumes_at),
+                    "run `flatstream salvage` to keep the intact frames after it, or add \
+                     --cut-corrupt to cut it and everything after it",
+                )
             } else {
-                "add --force to cut it as a torn tail"
+                (
+                    damage::ambiguous_end(needed, resumes_at),
+                    "add --force to cut it as a torn tail",
+                )
             };
             Err(Failure::damaged(format_args!(
-                "the frame at byte offset {offset} declares {needed} bytes, past the end of the \
-                 file, {}; the file is left as it is: {remedy}",
-                past_the_end(damaged, resumes_at)
+                "the frame at byte offset {offset}: {words}; the file is left as it is: {remedy}"
             )))
         }
         Err(e) => {
             let offset = e.offset();
             let hint = detect::hint(&framing, offset, "--checksum");
             Err(Failure::damaged(format_args!(
-                "the frame at byte offset {offset} is corrupt: {}{hint}; the file is left as it \
-                 is: run `flatstream salvage` to keep the intact frames after it, or add \
-                 --cut-corrupt to cut it and everything after it",
+                "the frame at byte offset {offset}: {}{hint}; the file is left as it is: run \
+                 `flatstream salvage` to keep the intact frames after it, or add --cut-corrupt \
+                 to cut it and everything after it",
                 describe(&e)
             )))
         }
@@ -284,6 +239,9 @@ struct SalvageReport {
     /// Byte ranges skipped, `[start, end)`.
     skipped: Vec<[u64; 2]>,
     skipped_bytes: u64,
+    /// What starts each skipped range, in the words of [`damage::range`].
+    #[serde(skip)]
+    skipped_words: Vec<String>,
 }
 
 pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
@@ -332,6 +290,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
         frames: 0,
         skipped: Vec::new(),
         skipped_bytes: 0,
+        skipped_words: Vec::new(),
     };
     for item in Salvage::new(&bytes, &deframer).with_max_frame_len(bound) {
         match item {
@@ -343,6 +302,11 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
             Salvaged::Skipped { start, end } => {
                 report.skipped.push([start, end]);
                 report.skipped_bytes += end - start;
+                // `start` is an offset in `bytes`, which are in memory.
+                let rest = &bytes[usize::try_from(start).unwrap_or(bytes.len())..];
+                let max = args.read.framing.max();
+                let words = damage::range(rest, end - start, end, &deframer, max, bound);
+                report.skipped_words.push(words);
             }
             // Only validating deframers reject frames; this one does not.
             _ => {}
@@ -381,11 +345,11 @@ fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failu
             counted(r.skipped.len() as u64, "range"),
             if r.skipped.is_empty() { "" } else { ":" }
         );
-        for [start, end] in &r.skipped {
+        for ([start, end], words) in r.skipped.iter().zip(&r.skipped_words) {
             let _ = writeln!(
                 text,
-                "  skipped bytes {start}..{end} ({} bytes)",
-                end - start
+                "  skipped bytes {start}..{end} ({}): {words}",
+                counted(end - start, "byte")
             );
         }
     }

@@ -16,6 +16,7 @@
 //! `FLATSTREAM_SPLIT_LEN`, in the environment, sets the length of the splits (the tests cut
 //! small files into splits of a few dozen bytes with it).
 
+use crate::damage;
 use crate::detect::{self, Framing};
 use crate::failure::describe;
 use crate::failure::{Failure, Status, count};
@@ -23,7 +24,7 @@ use crate::input::{Access, Input};
 use crate::options::VerifyArgs;
 use crate::progress::Progress;
 use crate::schema::{Schema, Verifier};
-use crate::walk::{damaged_words, ends_inside};
+use crate::walk::ends_inside;
 use flatstream::checksum::{Checksum, ChecksumKind, WithChecksum};
 use flatstream::read::MessageReader;
 use flatstream::repair::{Salvage, Salvaged};
@@ -82,7 +83,7 @@ impl FrameError {
     fn damaged_length(&mut self, needed: u64, resumes_at: u64) {
         self.kind = "damaged";
         self.end = Some(resumes_at);
-        self.message = damaged_words(needed, resumes_at);
+        self.message = damage::damaged_length(needed, resumes_at);
     }
 
     /// `frame N at byte offset START: what`, as every command names an error.
@@ -323,6 +324,7 @@ fn resume<D: Deframer>(
         at,
         deframer,
         bound.min(options.max_frame_len),
+        options.max_frame_len,
         &mut schema,
         progress,
     );
@@ -357,12 +359,14 @@ fn resync<D: Deframer>(
     base: u64,
     deframer: &D,
     bound: usize,
+    max: usize,
     schema: &mut Option<Verifier<'_>>,
     progress: &mut Progress,
 ) -> (Tally, Option<u64>) {
     let mut tally = Tally::default();
     let mut first_end = None;
     let header = flatstream::framing::header_len(deframer.checksum_size()) as u64;
+    let to = |at: u64| usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
     for item in Salvage::new(bytes, deframer).with_max_frame_len(bound) {
         match item {
             Salvaged::Frame { offset, payload } => {
@@ -375,18 +379,15 @@ fn resync<D: Deframer>(
                 if start == 0 {
                     first_end = Some(base + end);
                 } else {
-                    let message = if end == bytes.len() as u64 {
-                        "no frame verifies in these bytes, up to the end of the stream (a torn \
-                         tail, or damage)"
-                    } else {
-                        "no frame verifies in these bytes"
-                    };
+                    let rest = &bytes[to(start)..];
+                    let message =
+                        damage::range(rest, end - start, base + end, deframer, max, bound);
                     tally.error(FrameError {
                         index: tally.frames,
                         offset: base + start,
                         end: Some(base + end),
                         kind: "damage",
-                        message: message.to_owned(),
+                        message,
                     });
                 }
             }
@@ -863,8 +864,15 @@ impl Outcome<'_> {
             writeln!(out, "{prefix}ok: {}", self.summary()).map_err(Failure::stdout)?;
             return Ok(Status::Ok);
         }
-        let first = tally.first_error().expect("an error was counted").line();
+        let first_error = tally.first_error().expect("an error was counted");
+        let first = first_error.line();
         if !args.all {
+            if first_error.kind == "damaged" {
+                // Not a torn tail: what keeps the frames after it is salvage, never a cut.
+                return Err(Failure::damaged(format_args!(
+                    "{first}; run `flatstream salvage` to keep the intact frames after it"
+                )));
+            }
             return Err(Failure::damaged(first));
         }
         for e in &tally.damage {

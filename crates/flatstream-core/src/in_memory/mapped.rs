@@ -12,33 +12,26 @@ use std::vec::Vec;
 /// memory where mapping is not possible.
 ///
 /// ```
-/// use flatstream::{ChecksumDeframer, Frames};
 /// use flatstream::read::MappedFile;
-/// # use flatstream::{ChecksumFramer, StreamWriter};
-/// # #[derive(Clone, Copy)]
-/// # struct Fnv32;
-/// # impl flatstream::checksum::Checksum for Fnv32 {
-/// #     fn size(&self) -> usize { 4 }
-/// #     fn calculate(&self, p: &[u8]) -> u64 {
-/// #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()
-/// #     }
-/// # }
-/// # let path = std::env::temp_dir().join(format!("flatstream-mapped-doc-{}", std::process::id()));
-/// # let mut writer = StreamWriter::new(std::fs::File::create(&path)?, ChecksumFramer::new(Fnv32));
-/// # for word in ["alpha", "beta", "gamma"] {
-/// #     writer.write_payload(word.as_bytes())?;
-/// # }
-/// # writer.flush()?;
+/// use flatstream::{ChecksumDeframer, ChecksumFramer, Frames, StreamWriter, XxHash64};
+///
+/// let path = std::env::temp_dir().join(format!("mapped-{}.fstream", std::process::id()));
+/// let file = std::fs::File::create(&path)?;
+/// let mut writer = StreamWriter::new(file, ChecksumFramer::new(XxHash64::new()));
+/// for word in ["alpha", "beta", "gamma"] {
+///     writer.write_payload(word.as_bytes())?;
+/// }
+/// writer.flush()?;
 ///
 /// let file = MappedFile::open(&path)?;
 /// let mut count = 0;
-/// for payload in Frames::new(&file, ChecksumDeframer::new(Fnv32)) {
+/// for payload in Frames::new(&file, ChecksumDeframer::new(XxHash64::new())) {
 ///     let _message = payload?;
 ///     count += 1;
 /// }
 /// assert_eq!(count, 3);
-/// # drop(file);
-/// # std::fs::remove_file(path)?;
+/// drop(file); // unmapped before the file is removed
+/// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

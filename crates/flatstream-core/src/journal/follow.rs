@@ -71,8 +71,8 @@ pub enum Followed<'a> {
 /// use flatstream::journal::{Followed, Follower};
 /// use std::io::Write;
 ///
-/// # let dir = std::env::temp_dir().join(format!("flatstream-doc-follow-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
+/// let dir = std::env::temp_dir().join(format!("flatstream-doc-follow-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("journal.fstream");
 /// let mut writer = StreamWriter::new(std::fs::File::create(&path)?, DefaultFramer);
 /// let mut follower = Follower::new(std::fs::File::open(&path)?, DefaultDeframer);
@@ -84,7 +84,7 @@ pub enum Followed<'a> {
 /// assert_eq!(flatbuffers::root::<&str>(payload)?, "one");
 /// assert_eq!(follower.next()?, Followed::CaughtUp);
 /// assert_eq!(follower.pending(), 5); // inside a frame: not an error
-/// # std::fs::remove_dir_all(&dir)?;
+/// std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]

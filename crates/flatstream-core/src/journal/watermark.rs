@@ -29,14 +29,14 @@ const FILE_LEN: usize = 32;
 /// ```
 /// use flatstream::journal::{WatermarkFile, read_watermark};
 ///
-/// # let dir = std::env::temp_dir().join(format!("flatstream-doc-wm-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
+/// let dir = std::env::temp_dir().join(format!("flatstream-doc-wm-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("journal.fstream.durable");
 /// let mut file = WatermarkFile::create(&path)?;
 /// assert_eq!(read_watermark(&path)?, 0);
 /// file.publish(4096)?;
 /// assert_eq!(read_watermark(&path)?, 4096);
-/// # std::fs::remove_dir_all(&dir)?;
+/// std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), std::io::Error>(())
 /// ```
 #[derive(Debug)]

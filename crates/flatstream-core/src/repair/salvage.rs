@@ -54,27 +54,21 @@ pub enum Salvaged<'a> {
 /// ```
 ///
 /// ```
-/// use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter};
-/// use flatstream::checksum::Checksum;
+/// use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter, XxHash64};
 /// use flatstream::repair::{Salvage, Salvaged};
-/// # struct Fnv32;
-/// # impl Checksum for Fnv32 {
-/// #     fn size(&self) -> usize { 4 }
-/// #     fn calculate(&self, p: &[u8]) -> u64 {
-/// #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()
-/// #     }
-/// # }
 ///
-/// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
+/// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
 /// for word in ["one", "two", "three"] {
 ///     writer.write_payload(word.as_bytes())?;
 /// }
+/// // 12-byte headers (length and XXH3-64): frames at bytes 0..15, 15..30 and 30..47.
 /// let mut bytes = writer.into_inner();
-/// bytes[13] ^= 0xFF; // damage the second frame's payload
+/// bytes[28] ^= 0xFF; // damage the second frame's payload
 ///
 /// let mut kept = Vec::new();
 /// let mut skipped = Vec::new();
-/// for item in Salvage::new(&bytes, ChecksumDeframer::new(Fnv32)).with_max_frame_len(1024) {
+/// let deframer = ChecksumDeframer::new(XxHash64::new());
+/// for item in Salvage::new(&bytes, deframer).with_max_frame_len(1024) {
 ///     match item {
 ///         Salvaged::Frame { payload, .. } => kept.push(payload),
 ///         Salvaged::Skipped { start, end } => skipped.push(start..end),
@@ -82,7 +76,7 @@ pub enum Salvaged<'a> {
 ///     }
 /// }
 /// assert_eq!(kept, [&b"one"[..], b"three"]);
-/// assert_eq!(skipped, [11..22]);
+/// assert_eq!(skipped, [15..30]);
 /// # Ok::<(), flatstream::Error>(())
 /// ```
 ///

@@ -26,29 +26,24 @@ impl<D: Deframer> Salvage<'_, D> {
     /// [`StreamWriter::bytes_written`](crate::StreamWriter::bytes_written)).
     ///
     /// ```
-    /// use flatstream::{ChecksumDeframer, ChecksumFramer, Frames, StreamWriter};
-    /// use flatstream::checksum::Checksum;
+    /// use flatstream::{ChecksumDeframer, ChecksumFramer, Frames, StreamWriter, XxHash64};
     /// use flatstream::repair::Salvage;
-    /// # #[derive(Clone, Copy)]
-    /// # struct Fnv32;
-    /// # impl Checksum for Fnv32 {
-    /// #     fn size(&self) -> usize { 4 }
-    /// #     fn calculate(&self, p: &[u8]) -> u64 {
-    /// #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()
-    /// #     }
-    /// # }
-    /// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
-    /// writer.write_payload(b"kept")?;
-    /// writer.write_payload(b"lost")?;
-    /// writer.write_payload(b"kept too")?;
-    /// let mut damaged = writer.into_inner();
-    /// damaged[20] ^= 1;
     ///
-    /// let mut clean = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
-    /// let report = Salvage::new(&damaged, ChecksumDeframer::new(Fnv32)).with_max_frame_len(1024).write_to(&mut clean)?;
-    /// assert_eq!((report.frames, report.skipped), (2, vec![12..24]));
+    /// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
+    /// writer.write_payload(b"kept")?; // bytes 0..16 (a 12-byte header, then the payload)
+    /// writer.write_payload(b"lost")?; // bytes 16..32
+    /// writer.write_payload(b"kept too")?; // bytes 32..52
+    /// let mut damaged = writer.into_inner();
+    /// damaged[30] ^= 1; // a bit of "lost"
+    ///
+    /// let mut clean = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
+    /// let report = Salvage::new(&damaged, ChecksumDeframer::new(XxHash64::new()))
+    ///     .with_max_frame_len(1024)
+    ///     .write_to(&mut clean)?;
+    /// assert_eq!((report.frames, report.skipped), (2, vec![16..32]));
     /// let clean = clean.into_inner();
-    /// let payloads: Vec<&[u8]> = Frames::new(&clean, ChecksumDeframer::new(Fnv32)).collect::<Result<_, _>>()?;
+    /// let payloads: Vec<&[u8]> = Frames::new(&clean, ChecksumDeframer::new(XxHash64::new()))
+    ///     .collect::<Result<_, _>>()?;
     /// assert_eq!(payloads, [&b"kept"[..], b"kept too"]);
     /// # Ok::<(), flatstream::Error>(())
     /// ```

@@ -72,29 +72,22 @@ enum Tried {
 /// ends the iteration; a content error is yielded and iteration goes on.
 ///
 /// ```
-/// use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter};
-/// use flatstream::checksum::Checksum;
+/// use flatstream::{ChecksumDeframer, ChecksumFramer, StreamWriter, XxHash64};
 /// use flatstream::split::SplitFrames;
-/// # #[derive(Clone, Copy)]
-/// # struct Fnv32;
-/// # impl Checksum for Fnv32 {
-/// #     fn size(&self) -> usize { 4 }
-/// #     fn calculate(&self, p: &[u8]) -> u64 {
-/// #         p.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193)).into()
-/// #     }
-/// # }
-/// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(Fnv32));
+///
+/// let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64::new()));
 /// for word in ["alpha", "beta", "gamma", "delta"] {
 ///     writer.write_payload(word.as_bytes())?;
 /// }
-/// let bytes = writer.into_inner(); // frames at 0, 13, 25, 38
+/// // 12-byte headers (length and XXH3-64): frames at 0, 17, 33 and 50.
+/// let bytes = writer.into_inner();
 ///
-/// // Two workers, cut at byte 20, inside "beta".
-/// let deframer = ChecksumDeframer::new(Fnv32);
+/// // Two workers, cut at byte 30, inside "beta".
+/// let deframer = ChecksumDeframer::new(XxHash64::new());
 /// let first: Vec<&[u8]> =
-///     SplitFrames::new(&bytes, 0..20, deframer)?.collect::<Result<_, _>>()?;
-/// let mut second = SplitFrames::new(&bytes, 20..bytes.len(), deframer)?;
-/// assert_eq!(second.sync(), Some(25), "resynchronized on the first frame after byte 20");
+///     SplitFrames::new(&bytes, 0..30, deframer)?.collect::<Result<_, _>>()?;
+/// let mut second = SplitFrames::new(&bytes, 30..bytes.len(), deframer)?;
+/// assert_eq!(second.sync(), Some(33), "resynchronized on the first frame after byte 30");
 /// let second: Vec<&[u8]> = second.collect::<Result<_, _>>()?;
 /// assert_eq!(first, [&b"alpha"[..], b"beta"]);
 /// assert_eq!(second, [&b"gamma"[..], b"delta"]);

@@ -51,15 +51,15 @@ use std::time::{Duration, Instant};
 /// use flatstream::journal::SyncEveryFrames;
 /// use std::io::BufWriter;
 ///
-/// # let dir = std::env::temp_dir().join(format!("flatstream-doc-sync-{}", std::process::id()));
-/// # std::fs::create_dir_all(&dir)?;
+/// let dir = std::env::temp_dir().join(format!("flatstream-doc-sync-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
 /// let file = BufWriter::new(std::fs::File::create(dir.join("journal.fstream"))?);
 /// let mut writer = StreamWriter::new(file, DefaultFramer).with_sync(SyncEveryFrames::new(2));
 /// writer.write(&"one")?;
 /// assert_eq!(writer.durable(), 0); // handed to the OS, not synced yet
 /// let second = writer.write_with_receipt(&"two")?; // the second frame: flushed and synced
 /// assert_eq!(writer.durable(), second.end());
-/// # std::fs::remove_dir_all(&dir)?;
+/// std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait SyncSink: Write {

@@ -98,8 +98,8 @@ impl<D: Deframer> Recover<D> {
     /// use flatstream::repair::{Recover, RepairPolicy};
     /// use std::io::Write;
     ///
-    /// # let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));
-    /// # std::fs::create_dir_all(&dir)?;
+    /// let dir = std::env::temp_dir().join(format!("flatstream-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("journal.bin");
     /// let mut writer = StreamWriter::new(std::fs::File::create(&path)?, DefaultFramer);
     /// writer.write(&"kept")?;
@@ -113,7 +113,7 @@ impl<D: Deframer> Recover<D> {
     ///
     /// let mut writer = StreamWriter::new(file, DefaultFramer);
     /// writer.write(&"appended")?;
-    /// # std::fs::remove_dir_all(&dir)?;
+    /// std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn repair_file(&self, file: &mut File, policy: RepairPolicy) -> Result<Recovery> {
