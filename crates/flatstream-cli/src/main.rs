@@ -43,6 +43,7 @@
 //! FILEs, the worst of theirs. Errors are one line on stderr.
 
 mod cat;
+mod cluster;
 mod convert;
 mod detect;
 mod export;
@@ -61,6 +62,7 @@ mod stats;
 mod tail;
 mod verify;
 mod walk;
+mod worker;
 
 use clap::Parser;
 use failure::{Failure, Status};
@@ -116,6 +118,7 @@ fn main() -> ExitCode {
         Command::Pack(args) => pack::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Query(args) => query::run(&args),
+        Command::Worker(args) => worker::run(&args),
     };
     match result {
         Ok(status) => status.into(),

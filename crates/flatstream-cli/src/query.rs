@@ -17,6 +17,9 @@ pub(crate) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
 }
 
 #[cfg(feature = "sql")]
+pub(crate) use imp::{failure, print};
+
+#[cfg(feature = "sql")]
 mod imp {
     use super::{QueryArgs, QueryFormat};
     use crate::failure::{Failure, Status};
@@ -26,9 +29,10 @@ mod imp {
     use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
     use datafusion::arrow::{csv, json};
     use datafusion::error::DataFusionError;
+    use datafusion::physical_plan::displayable;
     use datafusion::prelude::SessionContext;
     use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
-    use futures::StreamExt;
+    use futures::{Stream, StreamExt};
     use std::io::{self, BufWriter, Write};
 
     pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
@@ -66,16 +70,42 @@ mod imp {
     }
 
     async fn query(args: &QueryArgs, options: FlatstreamOptions) -> Result<Status, Failure> {
+        #[cfg(feature = "cluster")]
+        {
+            let config = crate::cluster::config(&args.cluster.trust)?;
+            let workers = crate::cluster::workers(&args.cluster, &config)?;
+            if !workers.is_empty() {
+                return crate::cluster::query(args, options, config, workers).await;
+            }
+        }
+        #[cfg(not(feature = "cluster"))]
+        if !args.cluster.workers.is_empty() || std::env::var_os("FLATSTREAM_WORKERS").is_some() {
+            return Err(crate::worker::not_built("query --workers"));
+        }
         let ctx = SessionContext::new().enable_url_table();
         ctx.set_flatstream_options(options).map_err(usage)?;
         let frame = ctx.sql(&args.sql).await.map_err(usage)?;
+        if args.cluster.explain {
+            let plan = frame.create_physical_plan().await.map_err(failure)?;
+            print!("{}", displayable(plan.as_ref()).indent(true));
+            return Ok(Status::Ok);
+        }
         let schema: SchemaRef = frame.schema().inner().clone();
         if args.format == QueryFormat::Csv {
             crate::export::check_flat(&schema)?;
         }
-        let mut stream = frame.execute_stream().await.map_err(failure)?;
+        let stream = frame.execute_stream().await.map_err(failure)?;
+        print(args.format, schema, stream).await
+    }
+
+    /// Prints the rows of `stream` in `format` on stdout.
+    pub(crate) async fn print(
+        format: QueryFormat,
+        schema: SchemaRef,
+        mut stream: impl Stream<Item = Result<RecordBatch, DataFusionError>> + Unpin,
+    ) -> Result<Status, Failure> {
         let mut out = BufWriter::with_capacity(1 << 16, crate::export::Stdout);
-        match args.format {
+        match format {
             QueryFormat::Table => {
                 // A table's columns are as wide as their widest value: every row first.
                 let mut batches = Vec::new();
@@ -116,7 +146,7 @@ mod imp {
 
     /// An error of the query: damaged data (status 1) if it is a frame's, the command's
     /// (status 2) otherwise. One line, without DataFusion's prefixes.
-    fn failure(e: DataFusionError) -> Failure {
+    pub(crate) fn failure(e: DataFusionError) -> Failure {
         let root = e.find_root();
         if let DataFusionError::External(inner) = root
             && let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>()
