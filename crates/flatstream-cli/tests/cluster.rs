@@ -17,7 +17,8 @@ const WAIT: Duration = Duration::from_secs(60);
 
 /// A `flatstream worker` process on 127.0.0.1, killed on drop; its stderr lines kept.
 struct Worker {
-    child: Child,
+    child: Mutex<Child>,
+    pid: u32,
     url: String,
     lines: Arc<Mutex<Vec<String>>>,
 }
@@ -43,7 +44,8 @@ impl Worker {
             }
         });
         let mut worker = Worker {
-            child,
+            pid: child.id(),
+            child: Mutex::new(child),
             url: String::new(),
             lines,
         };
@@ -54,13 +56,13 @@ impl Worker {
     }
 
     /// The first line of its stderr that contains `part`, waited for up to [`WAIT`].
-    fn wait_for(&mut self, part: &str) -> String {
+    fn wait_for(&self, part: &str) -> String {
         let started = Instant::now();
         loop {
             if let Some(line) = self.lines().into_iter().find(|l| l.contains(part)) {
                 return line;
             }
-            if let Ok(Some(status)) = self.child.try_wait() {
+            if let Ok(Some(status)) = self.child.lock().unwrap().try_wait() {
                 panic!("the worker exited ({status}): {:?}", self.lines());
             }
             assert!(
@@ -78,15 +80,16 @@ impl Worker {
 
     fn signal(&self, signal: &str) {
         let status = Command::new("kill")
-            .args([signal, &self.child.id().to_string()])
+            .args([signal, &self.pid.to_string()])
             .status()
             .unwrap();
         assert!(status.success());
     }
 
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn kill(&self) {
+        let mut child = self.child.lock().unwrap();
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
@@ -145,7 +148,7 @@ fn three_workers_answer_as_one_process_whatever_the_cuts() {
     let dir = Dir::new();
     let sql = aggregate(&captures(&dir));
     let expected = one_process(&sql);
-    let mut workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+    let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
     let all: Vec<&Worker> = workers.iter().collect();
     for cut in ["4096", "10000", "65536"] {
         let out = on_workers(&all, &["--bytes-per-partition", cut], &sql);
@@ -153,7 +156,7 @@ fn three_workers_answer_as_one_process_whatever_the_cuts() {
         assert_eq!(out.stdout, expected, "cut {cut}");
     }
     // Each worker ran tasks, and said which: query, stage, task, byte ranges, rows.
-    for worker in &mut workers {
+    for worker in &workers {
         let line = worker.wait_for(" task ");
         assert_contains(&line, "flatstream worker: query ");
         assert_contains(&line, " stage ");
@@ -200,11 +203,11 @@ fn one_worker_runs_the_tasks_and_a_plan_too_small_to_cut_is_said() {
     let dir = Dir::new();
     let sql = aggregate(&captures(&dir));
     let expected = one_process(&sql);
-    let mut worker = Worker::start(&[]);
+    let worker = Worker::start(&[]);
     // One worker: the stages still run on it, two tasks each.
     let out = on_workers(&[&worker], &["--bytes-per-partition", "8192"], &sql);
     assert_eq!(out.ok().stdout, expected);
-    assert_contains(&worker.wait_for(" task "), " task 1/2");
+    worker.wait_for(" task 1/2");
 
     // Files smaller than a partition: one task per stage, on the coordinator alone; said.
     let out = on_workers(&[&worker], &[], &sql);
@@ -230,7 +233,7 @@ fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
     let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
     // Mid-query: the worker stops first (the query waits on it), then dies.
     workers[1].signal("-STOP");
-    let victim = workers[1].child.id();
+    let victim = workers[1].pid;
     let killer = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(1500));
         let _ = Command::new("kill")
@@ -290,6 +293,7 @@ fn a_task_past_its_deadline_fails_its_worker_and_the_query_is_bounded() {
     let out = on_workers(
         &all,
         &[
+            "-q",
             "--bytes-per-partition",
             "8192",
             "--keepalive",
@@ -331,13 +335,14 @@ fn a_task_past_its_deadline_fails_its_worker_and_the_query_is_bounded() {
 fn all_workers_gone_is_one_line_naming_each() {
     let dir = Dir::new();
     let sql = aggregate(&captures(&dir));
-    let mut workers: Vec<Worker> = (0..2).map(|_| Worker::start(&[])).collect();
-    for worker in &mut workers {
+    let workers: Vec<Worker> = (0..2).map(|_| Worker::start(&[])).collect();
+    for worker in &workers {
         worker.kill();
     }
     let all: Vec<&Worker> = workers.iter().collect();
     let started = Instant::now();
-    let line = on_workers(&all, &["--bytes-per-partition", "8192"], &sql).one_line_error(2);
+    // -q: the notes of each worker left out are not printed, only the error.
+    let line = on_workers(&all, &["-q", "--bytes-per-partition", "8192"], &sql).one_line_error(2);
     assert_contains(&line, "no worker remains: ");
     for worker in &workers {
         assert_contains(
@@ -353,7 +358,7 @@ fn all_workers_gone_is_one_line_naming_each() {
 fn attempts_run_out_before_workers_do() {
     let dir = Dir::new();
     let sql = aggregate(&captures(&dir));
-    let mut workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+    let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
     workers[0].kill();
     let all: Vec<&Worker> = workers.iter().collect();
     let line = on_workers(
@@ -377,7 +382,7 @@ fn any_cut_and_any_single_failure_give_the_rows_of_one_process() {
     let sql = aggregate(&captures(&dir));
     let expected = one_process(&sql);
     for (cut, victim) in [("3000", 0), ("8192", 1), ("20000", 2), ("65536", 0)] {
-        let mut workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+        let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
         workers[victim].kill();
         let all: Vec<&Worker> = workers.iter().collect();
         let out = on_workers(&all, &["--bytes-per-partition", cut], &sql);
@@ -393,14 +398,14 @@ fn a_worker_without_the_token_runs_nothing() {
     let expected = one_process(&sql);
     let token = dir.file("token", b"s3cret-token\n");
     let wrong = dir.file("wrong", b"not-the-token\n");
-    let mut workers: Vec<Worker> = (0..2)
+    let workers: Vec<Worker> = (0..2)
         .map(|_| Worker::start(&["--token-file", &token]))
         .collect();
     assert_contains(&workers[0].wait_for("listening"), "token required");
     let all: Vec<&Worker> = workers.iter().collect();
 
     for given in [vec!["--token-file", wrong.as_str()], vec![]] {
-        let mut args = vec!["--bytes-per-partition", "8192"];
+        let mut args = vec!["-q", "--bytes-per-partition", "8192"];
         args.extend(given.iter().copied());
         let line = on_workers(&all, &args, &sql).one_line_error(2);
         assert_contains(&line, "no worker remains: ");
@@ -513,6 +518,7 @@ fn tls_round_trips_and_is_never_downgraded() {
     let schema = telemetry_bfbs();
     let line = run(&[
         "query",
+        "-q",
         "-s",
         &schema,
         "--workers",
@@ -547,6 +553,7 @@ fn tls_round_trips_and_is_never_downgraded() {
     );
     let line = run(&[
         "query",
+        "-q",
         "-s",
         &schema,
         "--workers",

@@ -222,7 +222,7 @@ impl ClusterConfig {
             Some(token) => Some(bearer(token)?),
             None => None,
         };
-        let refused = Arc::clone(&events);
+        let report = Arc::clone(&events);
         let check =
             move |request: tonic::Request<()>| -> Result<tonic::Request<()>, tonic::Status> {
                 let Some(expected) = &token else {
@@ -234,7 +234,7 @@ impl ClusterConfig {
                     Some(given) if same(given.as_bytes(), expected) => return Ok(request),
                     Some(_) => "wrong",
                 };
-                refused(WorkerEvent::Refused {
+                report(WorkerEvent::Refused {
                     peer: request.remote_addr(),
                     token: refused,
                 });
