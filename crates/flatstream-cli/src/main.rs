@@ -42,6 +42,7 @@
 //! bad option, a framing that cannot be told, which inspect reports with 1); with several
 //! FILEs, the worst of theirs. Errors are one line on stderr.
 
+mod cluster;
 mod commands;
 mod damage;
 mod detect;
@@ -58,7 +59,7 @@ mod stats;
 mod walk;
 
 use clap::Parser;
-use commands::{cat, convert, export, inspect, pack, query, recover, tail, verify};
+use commands::{cat, convert, export, inspect, pack, query, recover, tail, verify, worker};
 use failure::{Failure, Status};
 use options::{Cli, Command};
 use std::process::ExitCode;
@@ -112,6 +113,7 @@ fn main() -> ExitCode {
         Command::Pack(args) => pack::run(&args),
         Command::Export(args) => export::run(&args),
         Command::Query(args) => query::run(&args),
+        Command::Worker(args) => worker::run(&args),
     };
     match result {
         Ok(status) => status.into(),

@@ -116,6 +116,9 @@ pub(crate) enum Command {
     /// Run SQL over streams: files and globs are tables (`SELECT ... FROM 'logs/*.fstream'`).
     #[command(after_help = QUERY_HELP)]
     Query(QueryArgs),
+    /// Serve the tasks of `query --workers`: SQL over streams on a cluster.
+    #[command(after_help = crate::commands::worker::WORKER_HELP)]
+    Worker(crate::commands::worker::WorkerArgs),
 }
 
 /// The input's framing and the bound on frames (every command that reads a stream).
@@ -729,6 +732,19 @@ verified against the schema before it is read: its table, and the fields the que
 --verify-unread, every field). A frame that does not verify or a message the schema rejects
 stops the query, and its error names the file and the frame's byte offset.
 
+With --workers (or FLATSTREAM_WORKERS), the query runs on `flatstream worker`s: each file is
+cut into byte ranges (--bytes-per-partition), and each worker reads its ranges itself, from
+the same paths (relative paths are made absolute here). The rows are printed once the query
+has ended. A worker that fails (killed, stopped: no answer to keepalive pings within twice
+--keepalive, a task past --task-timeout, a refused connection) is left out, and the whole
+query runs again on the workers that remain, up to --max-attempts: a query only reads, and
+each attempt reads every frame of every range once, so a retry neither repeats nor loses a
+row; its cost is the time of the attempts that failed. The error names each failed worker and
+why. A plan with no stage of more than one task (files smaller than --bytes-per-partition)
+runs on the coordinator alone: that is said on stderr (--require-workers refuses it); a single
+worker gets two tasks per stage. --explain prints the stages, their tasks, and each
+task's worker and byte ranges.
+
 Exit status:
   0  the query ran and its rows were printed
   1  a frame does not verify or is not a message of the schema
@@ -751,4 +767,6 @@ pub(crate) struct QueryArgs {
     /// (`SELECT _offset, value FROM 'demo.fstream' WHERE value > 99`).
     #[arg(long)]
     pub(crate) offset_column: bool,
+    #[command(flatten)]
+    pub(crate) cluster: crate::cluster::QueryClusterArgs,
 }

@@ -1,4 +1,7 @@
-//! SQL over flatstream captures on a datafusion-distributed cluster: one binary, two commands.
+//! SQL over flatstream captures on a datafusion-distributed cluster: one binary, two commands,
+//! the codec and nothing more. `flatstream worker` and `flatstream query --workers` (the CLI)
+//! are the cluster users run, with deadlines, retries, a token and TLS; this example shows
+//! the least a program of its own needs.
 //!
 //! On each worker machine:
 //!
@@ -31,17 +34,15 @@ use clap::{Parser, Subcommand};
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::error::DataFusionError;
 use datafusion::execution::SessionStateBuilder;
-use datafusion::execution::object_store::{DefaultObjectStoreRegistry, ObjectStoreRegistry};
-use datafusion::execution::runtime_env::{RuntimeEnv, RuntimeEnvBuilder};
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::prelude::SessionContext;
 use datafusion_distributed::{
     DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext, WorkerResolver,
     display_plan_ascii,
 };
-use flatstream_datafusion::distributed::FlatstreamDistributedExt;
+use flatstream_datafusion::distributed::{CloudStores, FlatstreamDistributedExt};
 use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
 use futures::TryStreamExt;
-use object_store::ObjectStore;
 use tonic::transport::Server;
 use url::Url;
 
@@ -174,65 +175,5 @@ impl WorkerResolver for Workers {
 /// A runtime whose object stores for `s3://` and `gs://` buckets are made on first use, from
 /// the environment: a worker learns the table's location only from the plans it receives.
 fn runtime() -> Result<Arc<RuntimeEnv>, DataFusionError> {
-    RuntimeEnvBuilder::new()
-        .with_object_store_registry(Arc::new(CloudStores::default()))
-        .build_arc()
-}
-
-#[derive(Debug, Default)]
-struct CloudStores {
-    stores: DefaultObjectStoreRegistry,
-}
-
-impl ObjectStoreRegistry for CloudStores {
-    fn register_store(
-        &self,
-        url: &Url,
-        store: Arc<dyn ObjectStore>,
-    ) -> Option<Arc<dyn ObjectStore>> {
-        self.stores.register_store(url, store)
-    }
-
-    fn deregister_store(&self, url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
-        self.stores.deregister_store(url)
-    }
-
-    fn get_store(&self, url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
-        if let Ok(store) = self.stores.get_store(url) {
-            return Ok(store);
-        }
-        let store = from_env(url)?;
-        self.stores.register_store(url, Arc::clone(&store));
-        Ok(store)
-    }
-}
-
-/// The store for `url`'s bucket, configured from the environment.
-fn from_env(url: &Url) -> datafusion::error::Result<Arc<dyn ObjectStore>> {
-    let bucket = url.host_str().unwrap_or_default();
-    match url.scheme() {
-        #[cfg(feature = "aws")]
-        "s3" => Ok(Arc::new(
-            object_store::aws::AmazonS3Builder::from_env()
-                .with_bucket_name(bucket)
-                .build()?,
-        )),
-        #[cfg(feature = "gcp")]
-        "gs" => Ok(Arc::new(
-            object_store::gcp::GoogleCloudStorageBuilder::from_env()
-                .with_bucket_name(bucket)
-                .build()?,
-        )),
-        #[cfg(not(feature = "aws"))]
-        "s3" => Err(DataFusionError::Configuration(format!(
-            "{url}: s3 needs the feature aws (bucket {bucket})"
-        ))),
-        #[cfg(not(feature = "gcp"))]
-        "gs" => Err(DataFusionError::Configuration(format!(
-            "{url}: gs needs the feature gcp (bucket {bucket})"
-        ))),
-        scheme => Err(DataFusionError::Configuration(format!(
-            "{url}: no object store for the scheme {scheme}"
-        ))),
-    }
+    CloudStores::runtime()
 }

@@ -38,6 +38,12 @@
 //! planning instead, with an error that names
 //! [`with_flatstream_codec`](FlatstreamDistributedExt::with_flatstream_codec).
 //!
+//! [`ClusterConfig`] is the rest of a cluster: [`ClusterChannels`] for the calls to the workers
+//! (HTTP/2 keepalive, a deadline per task, a shared token, TLS), [`ClusterConfig::worker`] and
+//! [`ClusterConfig::serve`] for a worker that checks the token and reports each task, and
+//! [`failed_workers`] to tell, from a query's error, which workers to leave out of the next
+//! attempt. `flatstream worker` and `flatstream query --workers` are built on them.
+//!
 //! Every worker reads its byte ranges itself, from the table's location: a path that is the
 //! same on every machine, or object storage registered in each worker's runtime
 //! (`Worker::with_runtime_env`). The schema travels in the plan: workers need no copy of the
@@ -50,6 +56,19 @@ use std::sync::Arc;
 /// The datafusion-distributed crate (4.0) this codec is for: its `Worker`, resolvers and
 /// session extensions.
 pub use datafusion_distributed;
+
+mod cluster;
+mod explain;
+mod stores;
+mod worker;
+
+pub use cluster::{
+    ClusterChannels, ClusterConfig, ClusterError, TlsFiles, WorkerFailure, WorkerList,
+    failed_workers, route_tasks, task_worker,
+};
+pub use explain::{explain, runs_on_workers};
+pub use stores::CloudStores;
+pub use worker::{TaskReport, WorkerEvent, WorkerEvents};
 
 use datafusion::common::{Result, exec_datafusion_err, plan_err};
 use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};

@@ -11,3 +11,4 @@ pub(crate) mod query;
 pub(crate) mod recover;
 pub(crate) mod tail;
 pub(crate) mod verify;
+pub(crate) mod worker;

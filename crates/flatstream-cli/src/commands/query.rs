@@ -17,6 +17,9 @@ pub(crate) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
 }
 
 #[cfg(feature = "sql")]
+pub(crate) use imp::{failure, print};
+
+#[cfg(feature = "sql")]
 mod imp {
     use super::{QueryArgs, QueryFormat};
     use crate::failure::{Failure, Status};
@@ -26,10 +29,11 @@ mod imp {
     use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
     use datafusion::arrow::{csv, json};
     use datafusion::error::DataFusionError;
-    use datafusion::physical_plan::execute_stream;
+    use crate::scan_progress::ScanProgress;
+    use datafusion::physical_plan::{displayable, execute_stream};
     use datafusion::prelude::SessionContext;
     use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
-    use futures::StreamExt;
+    use futures::{Stream, StreamExt};
     use std::io::{self, BufWriter, IsTerminal, Write};
     use std::sync::Arc;
 
@@ -124,9 +128,26 @@ mod imp {
     }
 
     async fn query(args: &QueryArgs, options: FlatstreamOptions) -> Result<Status, Failure> {
+        #[cfg(feature = "cluster")]
+        {
+            let config = crate::cluster::config(&args.cluster.trust)?;
+            let workers = crate::cluster::workers(&args.cluster, &config)?;
+            if !workers.is_empty() {
+                return crate::cluster::query(args, options, config, workers).await;
+            }
+        }
+        #[cfg(not(feature = "cluster"))]
+        if !args.cluster.workers.is_empty() || std::env::var_os("FLATSTREAM_WORKERS").is_some() {
+            return Err(crate::commands::worker::not_built("query --workers"));
+        }
         let ctx = SessionContext::new().enable_flatstream_url_table();
         ctx.set_flatstream_options(options).map_err(usage)?;
         let frame = ctx.sql(&args.sql).await.map_err(usage)?;
+        if args.cluster.explain {
+            let plan = frame.create_physical_plan().await.map_err(failure)?;
+            print!("{}", displayable(plan.as_ref()).indent(true));
+            return Ok(Status::Ok);
+        }
         let schema: SchemaRef = frame.schema().inner().clone();
         if args.format == QueryFormat::Csv {
             crate::commands::export::check_flat(&schema)?;
@@ -136,16 +157,29 @@ mod imp {
         let plan = plan.await.map_err(failure)?;
         let rows_shown = args.format != QueryFormat::Table && io::stdout().is_terminal();
         let progress = crate::scan_progress::watch("querying", &plan, rows_shown);
-        let mut stream = execute_stream(plan, task).map_err(failure)?;
+        let stream = execute_stream(plan, task).map_err(failure)?;
+        print(args.format, schema, stream, Some(progress)).await
+    }
+
+    /// Prints the rows of `stream` in `format` on stdout; `progress`, if any, is finished once
+    /// the last row is in.
+    pub(crate) async fn print(
+        format: QueryFormat,
+        schema: SchemaRef,
+        mut stream: impl Stream<Item = Result<RecordBatch, DataFusionError>> + Unpin,
+        progress: Option<ScanProgress>,
+    ) -> Result<Status, Failure> {
         let mut out = BufWriter::with_capacity(1 << 16, crate::commands::export::Stdout);
-        match args.format {
+        match format {
             QueryFormat::Table => {
                 // A table's columns are as wide as their widest value: every row first.
                 let mut batches = Vec::new();
                 while let Some(batch) = stream.next().await {
                     batches.push(batch.map_err(failure)?);
                 }
-                progress.finish().await;
+                if let Some(progress) = progress {
+                    progress.finish().await;
+                }
                 let table = pretty_format_batches_with_schema(schema, &batches)
                     .map_err(|e| Failure::error(message_of(&e.to_string())))?;
                 writeln!(out, "{table}").map_err(Failure::stdout)?;
@@ -158,7 +192,9 @@ mod imp {
                 while let Some(batch) = stream.next().await {
                     w.write(&batch.map_err(failure)?).map_err(write_error)?;
                 }
-                progress.finish().await;
+                if let Some(progress) = progress {
+                    progress.finish().await;
+                }
             }
             QueryFormat::Json => {
                 let mut w = json::WriterBuilder::new()
@@ -168,7 +204,9 @@ mod imp {
                     w.write(&batch.map_err(failure)?).map_err(write_error)?;
                 }
                 w.finish().map_err(write_error)?;
-                progress.finish().await;
+                if let Some(progress) = progress {
+                    progress.finish().await;
+                }
             }
         }
         out.flush().map_err(Failure::stdout)?;
@@ -182,7 +220,7 @@ mod imp {
 
     /// An error of the query: damaged data (status 1) if it is a frame's, the command's
     /// (status 2) otherwise. One line, without DataFusion's prefixes.
-    fn failure(e: DataFusionError) -> Failure {
+    pub(crate) fn failure(e: DataFusionError) -> Failure {
         let root = e.find_root();
         if let DataFusionError::External(inner) = root
             && let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>()

@@ -23,7 +23,7 @@ use crate::failure::describe;
 use crate::failure::{Failure, Status, count, io_message};
 use crate::input::{Access, Input};
 use crate::options::TailArgs;
-use crate::verify::salvage_bound;
+use crate::commands::verify::salvage_bound;
 use flatstream::checksum::ChecksumKind;
 use flatstream::journal::{Followed, Follower};
 use flatstream::repair::{Salvage, Salvaged};
