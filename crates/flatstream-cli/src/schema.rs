@@ -42,10 +42,7 @@ impl Schema {
             )),
             e => Failure::error(format_args!("{shown}: {e}")),
         })?;
-        let is_root =
-            schema.root_table().map(|r| r.name()) == Some(schema.objects().get(root).name());
-        // flatc writes "" for a schema without one; an identifier is 4 bytes.
-        let file_ident = schema.file_ident().filter(|i| is_root && i.len() == 4);
+        let file_ident = flatstream_reflect::file_identifier(&schema, root);
         let verifier = flatstream_reflect::Verifier::new(&schema, root)
             .map_err(|why| Failure::error(format_args!("{shown}: {why}")))?;
         let fields = schema

@@ -87,7 +87,7 @@ pub(crate) fn layouts(schema: &reflection::Schema<'_>) -> Result<()> {
                         if count == 0 {
                             return Err(invalid(format!("{} is an array of no elements", what())));
                         }
-                        one.checked_mul(count).unwrap_or(usize::MAX)
+                        one.saturating_mul(count)
                     }
                     other => {
                         return Err(invalid(format!(
@@ -141,13 +141,11 @@ pub(crate) fn layouts(schema: &reflection::Schema<'_>) -> Result<()> {
                         ty.element()
                     )));
                 }
-                BaseType::Union => {
-                    if tags.binary_search(&(slot - 2)).is_err() {
-                        return Err(invalid(format!(
-                            "union {} has no type field in the slot before it",
-                            what()
-                        )));
-                    }
+                BaseType::Union if tags.binary_search(&(slot - 2)).is_err() => {
+                    return Err(invalid(format!(
+                        "union {} has no type field in the slot before it",
+                        what()
+                    )));
                 }
                 _ => {}
             }

@@ -7,11 +7,13 @@ use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer};
 pub(crate) fn describe(e: &InvalidFlatbuffer) -> (String, Option<usize>) {
     let (what, trace) = what(e);
     let at = trace.and_then(|t| {
-        t.iter().find_map(|step| match *step {
-            ErrorTraceDetail::TableField { position, .. }
-            | ErrorTraceDetail::VectorElement { position, .. }
-            | ErrorTraceDetail::UnionVariant { position, .. } => Some(position),
-        })
+        t.iter()
+            .map(|step| match *step {
+                ErrorTraceDetail::TableField { position, .. }
+                | ErrorTraceDetail::VectorElement { position, .. }
+                | ErrorTraceDetail::UnionVariant { position, .. } => position,
+            })
+            .next()
     });
     (what, at)
 }

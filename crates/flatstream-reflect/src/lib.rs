@@ -83,7 +83,8 @@ pub use error::{Error, Result};
 pub use explain::{explain, sentence};
 pub use scalar::{Scalar, ScalarType};
 pub use schema::{
-    check, find_table, index_of, is_scalar, parse, reroot, root_table, scalar_size, tables,
+    check, file_identifier, find_table, index_of, is_scalar, parse, reroot, root_table,
+    scalar_size, tables,
 };
 pub use verify::{BUDGET_FLOOR, BUDGET_PER_BYTE, MAX_DEPTH, MAX_TABLES, Verifier, budget};
 

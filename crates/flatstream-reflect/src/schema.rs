@@ -163,6 +163,16 @@ pub fn root_table(schema: &reflection::Schema<'_>, name: Option<&str>) -> Result
     }
 }
 
+/// The file identifier buffers of object `root` carry: the schema's `file_identifier`, if
+/// `root` is the schema's own `root_type` (flatc writes it for that table only) and it is 4
+/// bytes (flatc writes "" for a schema without one).
+pub fn file_identifier<'a>(schema: &reflection::Schema<'a>, root: usize) -> Option<&'a str> {
+    let objects = schema.objects();
+    let is_root = root < objects.len()
+        && schema.root_table().map(|r| r.name()) == Some(objects.get(root).name());
+    schema.file_ident().filter(|i| is_root && i.len() == 4)
+}
+
 /// Whether a field of this type is a scalar: a number, a bool, or a union's type.
 pub fn is_scalar(base: BaseType) -> bool {
     matches!(
