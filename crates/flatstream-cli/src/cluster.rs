@@ -184,7 +184,10 @@ mod imp {
         let mut failed: Vec<WorkerFailure> = Vec::new();
         for attempt in 1..=cluster.max_attempts {
             let ctx = session(&live, &channels, cluster, options.clone())?;
-            let frame = ctx.sql(&args.sql).await.map_err(crate::commands::query::failure)?;
+            let frame = ctx
+                .sql(&args.sql)
+                .await
+                .map_err(crate::commands::query::failure)?;
             let schema = frame.schema().inner().clone();
             if args.format == QueryFormat::Csv && !cluster.explain {
                 crate::commands::export::check_flat(&schema)?;

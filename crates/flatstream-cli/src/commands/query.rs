@@ -23,13 +23,13 @@ pub(crate) use imp::{failure, print};
 mod imp {
     use super::{QueryArgs, QueryFormat};
     use crate::failure::{Failure, Status};
+    use crate::scan_progress::ScanProgress;
     use datafusion::arrow::array::RecordBatch;
     use datafusion::arrow::datatypes::SchemaRef;
     use datafusion::arrow::error::ArrowError;
     use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
     use datafusion::arrow::{csv, json};
     use datafusion::error::DataFusionError;
-    use crate::scan_progress::ScanProgress;
     use datafusion::physical_plan::{displayable, execute_stream};
     use datafusion::prelude::SessionContext;
     use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};

@@ -2,6 +2,7 @@
 //! salvage` (every intact frame into a clean stream), over the library's `Recover` and
 //! `Salvage`.
 
+use crate::commands::verify::salvage_bound;
 use crate::damage;
 use crate::detect::{self, Framing};
 use crate::failure::describe;
@@ -9,7 +10,6 @@ use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input, create_output};
 use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
-use crate::commands::verify::salvage_bound;
 use flatstream::checksum::ChecksumKind;
 use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged};
 use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Frames, StreamWriter};

@@ -17,13 +17,13 @@
 //! before the damage are printed, then the damage.
 
 use crate::commands::cat::{FramePrinter, load_schema};
+use crate::commands::verify::salvage_bound;
 use crate::damage;
 use crate::detect::{self, Detection, Framing};
 use crate::failure::describe;
 use crate::failure::{Failure, Status, count, io_message};
 use crate::input::{Access, Input};
 use crate::options::TailArgs;
-use crate::commands::verify::salvage_bound;
 use flatstream::checksum::ChecksumKind;
 use flatstream::journal::{Followed, Follower};
 use flatstream::repair::{Salvage, Salvaged};
