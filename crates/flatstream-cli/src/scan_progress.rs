@@ -61,7 +61,7 @@ impl ScanProgress {
 
 /// The file scans of `plan`, in any depth.
 fn find_scans(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<Arc<dyn ExecutionPlan>>) {
-    if let Some(exec) = plan.as_any().downcast_ref::<DataSourceExec>()
+    if let Some(exec) = plan.downcast_ref::<DataSourceExec>()
         && exec
             .data_source()
             .downcast_ref::<FileScanConfig>()
@@ -77,7 +77,6 @@ fn find_scans(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<Arc<dyn ExecutionPlan
 /// The bytes a file scan reads: each file's range, or the whole file.
 fn scan_len(scan: &Arc<dyn ExecutionPlan>) -> u64 {
     let Some(config) = scan
-        .as_any()
         .downcast_ref::<DataSourceExec>()
         .and_then(|exec| exec.data_source().downcast_ref::<FileScanConfig>())
     else {

@@ -46,7 +46,10 @@ fn a_corrupt_frame_is_not_cut_unless_asked() {
     let line = run(&["recover", &path, "--truncate"]).one_line_error(1);
     assert_contains(
         &line,
-        &format!("the frame at byte offset {} is corrupt", at[150]),
+        &format!(
+            "the frame at byte offset {}: corrupt frame: checksum mismatch",
+            at[150]
+        ),
     );
     assert_contains(&line, "flatstream salvage");
     assert_eq!(std::fs::read(&path).unwrap(), damaged, "left as it is");

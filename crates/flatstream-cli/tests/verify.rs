@@ -239,7 +239,11 @@ fn all_calls_a_bad_length_with_frames_after_it_damage_not_a_torn_tail() {
     }
     assert_eq!(
         run(&["verify", &path]).one_line_error(1),
-        format!("flatstream: frame 100 at byte offset {}: {said}", at[100])
+        format!(
+            "flatstream: frame 100 at byte offset {}: {said}; run `flatstream salvage` to keep \
+             the intact frames after it",
+            at[100]
+        )
     );
     // On every core, the same.
     let parallel = run_with(

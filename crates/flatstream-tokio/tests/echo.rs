@@ -96,7 +96,8 @@ fn an_echo_server_that_sends_each_payload_received_sends_every_frame_back() {
 }
 
 /// A frame that fails its checksum ends `forward` with the codec's error, at the frame's
-/// offset: the echo does not send it back.
+/// offset, and is never sent back. (`forward` returns a stream's error without flushing what it
+/// fed the sink before, as futures documents: the frame before it may not come back either.)
 #[test]
 fn a_corrupt_frame_ends_the_forward_echo_with_its_error() {
     common::run_within(Duration::from_secs(120), async {
@@ -118,7 +119,12 @@ fn a_corrupt_frame_ends_the_forward_echo_with_its_error() {
             .await
             .unwrap();
         let mut framed = Framed::new(socket, FrameCodec::with_checksum(XxHash64::new()));
-        assert_eq!(&framed.next().await.unwrap().unwrap()[..], b"first");
+        let mut echoed = Vec::new();
+        while let Some(payload) = framed.next().await {
+            echoed.push(payload.unwrap());
+        }
+        assert!(echoed.iter().all(|p| &p[..] == b"first"), "{echoed:?}");
+        assert!(echoed.len() <= 1, "{echoed:?}");
         let err = serving.await.unwrap().unwrap_err();
         assert!(
             matches!(err, flatstream::Error::ChecksumMismatch { offset: 17, .. }),

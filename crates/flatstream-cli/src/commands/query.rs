@@ -215,7 +215,13 @@ mod imp {
 
     /// An error of the SQL or of its plan: the user's (status 2), unless it is about the data.
     fn usage(e: DataFusionError) -> Failure {
-        failure(e)
+        let mut failure = failure(e);
+        if failure.message.contains("field named _offset") {
+            failure
+                .message
+                .push_str(" (the column _offset is there with --offset-column)");
+        }
+        failure
     }
 
     /// An error of the query: damaged data (status 1) if it is a frame's, the command's
@@ -237,9 +243,6 @@ mod imp {
             DataFusionError::ArrowError(e, _) => e.to_string(),
             other => other.message().into_owned(),
         };
-        if text.contains("field named _offset") {
-            text.push_str(" (the column _offset is there with --offset-column)");
-        }
         if text.starts_with("table '") && text.ends_with("not found") {
             text.push_str(
                 " (a quoted path is read as a table if it exists: a file ending in .fstream \
