@@ -8,7 +8,9 @@
 //! failed export leaves no OUT behind, and an old OUT is replaced only by a whole new one.
 
 use crate::failure::{Failure, Status};
-use crate::options::{ExportArgs, ExportFormat};
+use crate::options::ExportArgs;
+#[cfg(feature = "sql")]
+use crate::options::ExportFormat;
 
 #[cfg(feature = "sql")]
 impl ExportFormat {

@@ -2,7 +2,9 @@
 //! names files and globs as tables; each is read through the binary schema given.
 
 use crate::failure::{Failure, Status};
-use crate::options::{QueryArgs, QueryFormat};
+use crate::options::QueryArgs;
+#[cfg(feature = "sql")]
+use crate::options::QueryFormat;
 
 /// Runs `flatstream query`.
 #[cfg(feature = "sql")]

@@ -310,7 +310,7 @@ fn salvage_rest(
     printer: &mut FramePrinter<'_>,
     out: &mut impl Write,
 ) -> Result<Vec<Skipped>, Failure> {
-    let bytes = Input::open(&args.file, Access::Map)?.into_bytes()?;
+    let bytes = Input::open(&args.file, Access::Map, args.framing.max())?.into_bytes()?;
     let rest = usize::try_from(at)
         .ok()
         .and_then(|at| bytes.get(at..))
