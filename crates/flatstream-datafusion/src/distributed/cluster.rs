@@ -741,8 +741,10 @@ mod tests {
         let e = plain.worker_url("ftp://a:1").unwrap_err().to_string();
         assert!(e.contains("ftp://"), "{e}");
 
-        let mut tls = ClusterConfig::default();
-        tls.tls = Some(TlsFiles::default());
+        let tls = ClusterConfig {
+            tls: Some(TlsFiles::default()),
+            ..ClusterConfig::default()
+        };
         assert!(tls.worker_url("https://a:1").is_ok());
         let e = tls.worker_url("http://a:1").unwrap_err().to_string();
         assert!(e.contains("must be https://"), "{e}");

@@ -60,11 +60,11 @@ pub fn explain(plan: &Arc<dyn ExecutionPlan>, workers: &[Url]) -> String {
     out
 }
 
-/// Every stage under `plan`: its number, task count and plan (if the coordinator holds it).
-fn collect_stages(
-    plan: &Arc<dyn ExecutionPlan>,
-    out: &mut Vec<(usize, usize, Option<Arc<dyn ExecutionPlan>>)>,
-) {
+/// A stage: its number, task count and plan (if the coordinator holds it).
+type StageInfo = (usize, usize, Option<Arc<dyn ExecutionPlan>>);
+
+/// Every stage under `plan`.
+fn collect_stages(plan: &Arc<dyn ExecutionPlan>, out: &mut Vec<StageInfo>) {
     if let Some(boundary) = plan.as_network_boundary() {
         let stage = boundary.input_stage();
         let local = stage.local_plan().cloned();
