@@ -131,7 +131,7 @@ fn after_a_burst_the_reader_returns_to_the_baseline_and_stays_allocation_free() 
         };
         check(n, p, &mut i);
         n += 1;
-        let capacity = r.get_ref().capacity();
+        let capacity = r.capacity();
         peak = peak.max(capacity);
         if peak > BASELINE && capacity == BASELINE {
             break n;
@@ -151,7 +151,7 @@ fn after_a_burst_the_reader_returns_to_the_baseline_and_stays_allocation_free() 
     });
     assert_eq!(i, 1050);
     assert_eq!(stats.allocations, 0, "{stats:?}");
-    assert_eq!(r.get_ref().capacity(), BASELINE);
+    assert_eq!(r.capacity(), BASELINE);
 }
 
 #[test]

@@ -393,7 +393,5 @@ fn public_types_are_send_and_sync() {
     assert_send_sync::<ValidatingFramer<DefaultFramer, SizeValidator>>();
     assert_send_sync::<ValidatingDeframer<DefaultDeframer, StructuralValidator>>();
     assert_send_sync::<flatstream_adapters::TypedValidator<&'static str>>();
-    assert_send_sync::<flatstream_adapters::ShrinkAfter>();
-    assert_send_sync::<flatstream_adapters::ShrinkAbove>();
-    assert_send_sync::<flatstream_adapters::NoReclaim>();
+    assert_send_sync::<flatstream_adapters::Reclaiming<Vec<u8>, flatstream_core::ShrinkAfter>>();
 }

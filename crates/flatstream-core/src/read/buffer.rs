@@ -478,11 +478,19 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
         }
     }
 
+    /// Shrinks to the policy's baseline once the bytes read ahead fit in it, so that one
+    /// reallocation takes the buffer all the way down; until then the request stays pending (at
+    /// the latest, the buffer runs low before the next read from the source).
     #[cold]
     fn shrink_now(&mut self) {
-        self.shrink = false;
-        self.compact();
-        self.buf.shrink(self.end, self.reclaim.baseline());
+        let baseline = self.reclaim.baseline();
+        if self.buf.allocated() <= baseline {
+            self.shrink = false;
+        } else if self.end - self.pos <= baseline {
+            self.shrink = false;
+            self.compact();
+            self.buf.shrink(self.end, baseline);
+        }
     }
 }
 
