@@ -85,6 +85,7 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf;
 use prost::Message;
 
+use crate::options::SpecMessage;
 use crate::{FlatstreamSource, ScanSpec};
 
 /// The [`PhysicalExtensionCodec`] of a flatstream scan: a `DataSourceExec` whose
@@ -92,12 +93,12 @@ use crate::{FlatstreamSource, ScanSpec};
 ///
 /// It carries the file groups with their byte ranges, the projection, the limit, the batch
 /// size and the statistics (datafusion-proto's `FileScanExecConf`), and the scan's
-/// [`ScanSpec`]: the binary schema's bytes, the root type, the checksum, the enum setting,
-/// the `_offset` column, `skip_invalid`, `verify_unread` and the frame bound. A
-/// [`FlatstreamSource`] pushes no filter down, so there is none to carry. Any other plan node
-/// is left to the next codec.
+/// [`ScanSpec`]: the binary schema's bytes and every [`FlatstreamOptions`](crate::FlatstreamOptions)
+/// but the schema's path, each by its key. A [`FlatstreamSource`] pushes no filter down, so
+/// there is none to carry. Any other plan node is left to the next codec.
 ///
-/// Both ends must run the same version of this crate: the spec's layout is its own.
+/// Both ends should run the same version of this crate: a worker refuses an option it does
+/// not know, naming it.
 /// Register it with [`FlatstreamDistributedExt::with_flatstream_codec`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct FlatstreamCodec;
@@ -108,9 +109,9 @@ struct ScanNode {
     /// The file groups, byte ranges, projection, limit…: datafusion-proto's encoding.
     #[prost(message, optional, tag = "1")]
     config: Option<protobuf::FileScanExecConf>,
-    /// [`ScanSpec::to_bytes`].
-    #[prost(bytes = "vec", tag = "2")]
-    spec: Vec<u8>,
+    /// The schema's bytes and the table's options.
+    #[prost(message, optional, tag = "2")]
+    spec: Option<SpecMessage>,
 }
 
 impl PhysicalExtensionCodec for FlatstreamCodec {
@@ -132,7 +133,10 @@ impl PhysicalExtensionCodec for FlatstreamCodec {
         let config = node
             .config
             .ok_or_else(|| exec_datafusion_err!("a flatstream scan without its file scan"))?;
-        let spec = ScanSpec::from_bytes(&node.spec)
+        let spec = node
+            .spec
+            .ok_or_else(|| exec_datafusion_err!("a flatstream scan without its spec"))?;
+        let spec = ScanSpec::from_message(spec)
             .map_err(|e| exec_datafusion_err!("a flatstream scan's spec: {e}"))?;
         let table_schema = FileScanConfig::parse_table_schema_from_proto(&config)?;
         let source: Arc<dyn FileSource> = Arc::new(FlatstreamSource::new(table_schema, spec));
@@ -152,7 +156,7 @@ impl PhysicalExtensionCodec for FlatstreamCodec {
         };
         let node = ScanNode {
             config: Some(serialize_file_scan_config(config, self, proto_converter)?),
-            spec: source.spec().to_bytes(),
+            spec: Some(source.spec().to_message()),
         };
         node.encode(buf)
             .map_err(|e| exec_datafusion_err!("encoding a flatstream scan: {e}"))
@@ -312,8 +316,20 @@ mod tests {
         // The options, with the schema's bytes.
         let (config, source) = flatstream_scan(plan.as_ref()).unwrap();
         let (decoded_config, decoded_source) = flatstream_scan(decoded.as_ref()).unwrap();
-        assert_eq!(decoded_source.spec().to_bytes(), source.spec().to_bytes());
-        assert_eq!(decoded_source.spec().options(), source.spec().options());
+        assert_eq!(
+            decoded_source.spec().to_message(),
+            source.spec().to_message()
+        );
+        assert_eq!(
+            decoded_source.spec().schema_bytes(),
+            source.spec().schema_bytes()
+        );
+        assert_eq!(
+            decoded_source.spec().plan().options(),
+            source.spec().plan().options()
+        );
+        assert_eq!(decoded_source.spec().checksum(), source.spec().checksum());
+        assert_eq!(decoded_source.spec().max_frame_len(), 4096);
         assert_eq!(decoded_source.file_columns(), source.file_columns());
         assert_eq!(ranges(decoded_config), ranges(config));
         assert_eq!(decoded_config.limit, Some(17));

@@ -37,12 +37,6 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
-    /// The bytes given to [`ScanSpec::from_bytes`](crate::ScanSpec::from_bytes) are not a spec.
-    #[error("not a flatstream scan spec: {reason}")]
-    Spec {
-        /// What is wrong.
-        reason: String,
-    },
     /// The checksum was not given and the file's leading frames do not tell it.
     #[error("{path}: cannot tell the stream's framing: {why}; set the option 'checksum'")]
     Framing {

@@ -119,7 +119,7 @@ mod source;
 pub use context::SessionContextExt;
 pub use error::Error;
 pub use format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
-pub use options::{FlatstreamOptions, ScanSpec, SpecOptions};
+pub use options::{FlatstreamOptions, ScanSpec};
 pub use source::FlatstreamSource;
 
 #[cfg(feature = "distributed")]

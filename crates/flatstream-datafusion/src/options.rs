@@ -1,6 +1,12 @@
 //! [`FlatstreamOptions`]: the options of a flatstream table, as a session setting
-//! (`SET flatstream.schema = '…'`) and as a table's `OPTIONS (…)`; and [`ScanSpec`], the same
-//! options resolved (the schema loaded), which a scan carries.
+//! (`SET flatstream.schema = '…'`), as a table's `OPTIONS (…)` and as the distributed codec
+//! carries them; and [`ScanSpec`], the same options resolved (the schema loaded, the plan
+//! compiled), which a scan carries.
+//!
+//! One model: each option is a field of [`FlatstreamOptions`], read into its type in one
+//! place ([`ScanSpec::new`]): the conversion's into flatstream-arrow's [`Options`], the
+//! framing's into the spec. The codec carries the fields by their keys, so an option added
+//! here reaches the workers with no change to the codec.
 
 use crate::error::Error;
 use datafusion::common::config::ConfigExtension;
@@ -120,6 +126,12 @@ impl FlatstreamOptions {
             path: path.to_owned(),
             source,
         })?;
+        ScanSpec::new(bytes.into(), self.clone())
+    }
+
+    /// The options as their types: the conversion's, and the framing's (`None`: detected per
+    /// file). The one place where the text of each option is read.
+    fn parse(&self) -> Result<(Options, Option<ChecksumKind>), Error> {
         let checksum = parse_checksum(&self.checksum)?;
         let enums = match self.enums.to_ascii_lowercase().as_str() {
             "names" => Enums::Names,
@@ -131,18 +143,16 @@ impl FlatstreamOptions {
                 });
             }
         };
-        ScanSpec::new(
-            bytes.into(),
-            SpecOptions {
-                root_type: self.root_type.clone().filter(|r| !r.is_empty()),
-                checksum,
-                enums,
-                offset_column: self.offset_column,
-                skip_invalid: self.skip_invalid,
-                verify_unread: self.verify_unread,
-                max_frame_len: self.max_frame_len,
-            },
-        )
+        let mut options = Options::new();
+        if let Some(root) = self.root_type.as_deref().filter(|r| !r.is_empty()) {
+            options.root_type(root);
+        }
+        options
+            .enums(enums)
+            .offset_column(self.offset_column)
+            .skip_invalid(self.skip_invalid)
+            .verify_unread(self.verify_unread);
+        Ok((options, checksum))
     }
 }
 
@@ -159,50 +169,19 @@ fn parse_checksum(text: &str) -> Result<Option<ChecksumKind>, Error> {
     Ok(Some(kind))
 }
 
-/// The options of a [`ScanSpec`] other than the schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecOptions {
-    /// The table the frames hold; `None`: the schema's `root_type`.
-    pub root_type: Option<String>,
-    /// The framing; `None`: detected per file from its leading frames.
-    pub checksum: Option<ChecksumKind>,
-    /// How enums are converted.
-    pub enums: Enums,
-    /// Whether the `_offset` column is added.
-    pub offset_column: bool,
-    /// Whether invalid payloads are skipped and counted rather than an error.
-    pub skip_invalid: bool,
-    /// Whether the fields a scan does not read are verified too.
-    pub verify_unread: bool,
-    /// The largest payload accepted.
-    pub max_frame_len: usize,
-}
-
-impl Default for SpecOptions {
-    fn default() -> Self {
-        SpecOptions {
-            root_type: None,
-            checksum: None,
-            enums: Enums::Names,
-            offset_column: false,
-            skip_invalid: false,
-            verify_unread: false,
-            max_frame_len: DEFAULT_MAX_FRAME_LEN,
-        }
-    }
-}
-
 /// Everything a scan of flatstream files reads with: the binary schema's bytes, the
-/// [`SpecOptions`], and the conversion plan compiled from them. Cheap to clone.
+/// [`FlatstreamOptions`] of the table, and what they resolve to (the conversion plan compiled
+/// from them, the framing). Cheap to clone.
 ///
 /// It is what a [`FlatstreamSource`](crate::FlatstreamSource) carries, and what a physical
-/// codec (for a distributed engine) sends to the workers: [`to_bytes`](Self::to_bytes) and
-/// [`from_bytes`](Self::from_bytes) carry the schema itself, not its path, so a worker
-/// needs no access to the coordinator's files.
+/// codec (for a distributed engine) sends to the workers: the schema's bytes (not its path,
+/// so a worker needs no access to the coordinator's files) and the options, from which
+/// [`new`](Self::new) makes the same spec again.
 #[derive(Clone)]
 pub struct ScanSpec {
     schema: Arc<[u8]>,
-    options: SpecOptions,
+    options: FlatstreamOptions,
+    checksum: Option<ChecksumKind>,
     plan: Plan,
 }
 
@@ -217,26 +196,21 @@ impl fmt::Debug for ScanSpec {
 }
 
 impl ScanSpec {
-    /// Compiles `schema` (the bytes of a `.bfbs`) with `options`.
+    /// Compiles `schema` (the bytes of a `.bfbs`) with `options` (whose own `schema`, a path,
+    /// is not read).
     ///
     /// # Errors
     ///
-    /// Not a binary schema, a root type it does not have, a field that cannot be converted.
-    pub fn new(schema: Arc<[u8]>, options: SpecOptions) -> Result<Self, Error> {
+    /// An unknown checksum or enum setting, not a binary schema, a root type it does not
+    /// have, a field that cannot be converted.
+    pub fn new(schema: Arc<[u8]>, options: FlatstreamOptions) -> Result<Self, Error> {
+        let (arrow, checksum) = options.parse()?;
         let binary = BinarySchema::from_bytes(schema.clone()).map_err(Error::Schema)?;
-        let mut arrow = Options::new();
-        if let Some(root) = &options.root_type {
-            arrow.root_type(root.clone());
-        }
-        arrow
-            .enums(options.enums)
-            .offset_column(options.offset_column)
-            .skip_invalid(options.skip_invalid)
-            .verify_unread(options.verify_unread);
         let plan = Plan::new(&binary, &arrow).map_err(Error::Schema)?;
         Ok(ScanSpec {
             schema,
             options,
+            checksum,
             plan,
         })
     }
@@ -246,132 +220,71 @@ impl ScanSpec {
         &self.schema
     }
 
-    /// The options.
-    pub fn options(&self) -> &SpecOptions {
+    /// The options, as given.
+    pub fn options(&self) -> &FlatstreamOptions {
         &self.options
     }
 
-    /// The conversion plan, unprojected: [`Plan::file_schema`] is the table's schema.
+    /// The framing of the files; `None`: detected per file from its leading frames.
+    pub fn checksum(&self) -> Option<ChecksumKind> {
+        self.checksum
+    }
+
+    /// The largest payload accepted, in bytes.
+    pub fn max_frame_len(&self) -> usize {
+        self.options.max_frame_len
+    }
+
+    /// The conversion plan, unprojected: [`Plan::file_schema`] is the table's schema, and
+    /// [`Plan::options`] the conversion's options.
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
 
-    /// The spec as bytes, for [`from_bytes`](Self::from_bytes) on another machine (a
-    /// distributed engine's physical codec). The layout is private to this crate and may
-    /// change between versions: both ends must run the same version.
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let o = &self.options;
-        let mut out = Vec::with_capacity(self.schema.len() + 64);
-        out.extend_from_slice(SPEC_MAGIC);
-        let checksum = o.checksum.map_or(u8::MAX, |k| {
-            ChecksumKind::ALL
-                .iter()
-                .position(|&x| x == k)
-                .map_or(u8::MAX, |i| i as u8)
-        });
-        out.push(checksum);
-        out.push(match o.enums {
-            Enums::Integers => 1,
-            _ => 0,
-        });
-        out.push(
-            u8::from(o.offset_column)
-                | u8::from(o.skip_invalid) << 1
-                | u8::from(o.verify_unread) << 2,
-        );
-        out.extend_from_slice(&(o.max_frame_len as u64).to_le_bytes());
-        let root = o.root_type.as_deref().unwrap_or("");
-        out.push(u8::from(o.root_type.is_some()));
-        out.extend_from_slice(&(root.len() as u64).to_le_bytes());
-        out.extend_from_slice(root.as_bytes());
-        out.extend_from_slice(&(self.schema.len() as u64).to_le_bytes());
-        out.extend_from_slice(&self.schema);
-        out
+    /// The spec as a codec's message: the schema's bytes and every option but the schema's
+    /// path, each by its key, as [`FlatstreamOptions`] names and writes it. An option added
+    /// to [`FlatstreamOptions`] travels without a change here.
+    #[cfg(feature = "distributed")]
+    pub(crate) fn to_message(&self) -> SpecMessage {
+        use datafusion::common::config::ExtensionOptions;
+        let options = self
+            .options
+            .entries()
+            .into_iter()
+            .filter(|entry| entry.key != "schema")
+            .filter_map(|entry| Some((entry.key, entry.value?)))
+            .collect();
+        SpecMessage {
+            schema: self.schema.to_vec(),
+            options,
+        }
     }
 
-    /// Reads what [`to_bytes`](Self::to_bytes) wrote, and compiles the schema again.
+    /// The spec [`to_message`](Self::to_message) wrote, compiled again.
     ///
     /// # Errors
     ///
-    /// [`Error::Spec`] if the bytes are not such a spec; the errors of [`new`](Self::new).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let bad = |what: &str| Error::Spec {
-            reason: what.to_owned(),
-        };
-        let rest = bytes
-            .strip_prefix(SPEC_MAGIC)
-            .ok_or_else(|| bad("it does not start with the spec's magic bytes"))?;
-        let mut r = Reader(rest);
-        let checksum = match r.byte()? {
-            u8::MAX => None,
-            i => Some(
-                *ChecksumKind::ALL
-                    .get(usize::from(i))
-                    .ok_or_else(|| bad("unknown checksum"))?,
-            ),
-        };
-        let enums = match r.byte()? {
-            0 => Enums::Names,
-            1 => Enums::Integers,
-            _ => return Err(bad("unknown enum setting")),
-        };
-        let flags = r.byte()?;
-        let max_frame_len = usize::try_from(r.u64()?).map_err(|_| bad("bound too large"))?;
-        let has_root = r.byte()? != 0;
-        let root =
-            String::from_utf8(r.chunk()?.to_vec()).map_err(|_| bad("root type not utf-8"))?;
-        let schema: Arc<[u8]> = r.chunk()?.into();
-        if !r.0.is_empty() {
-            return Err(bad("trailing bytes"));
-        }
-        ScanSpec::new(
-            schema,
-            SpecOptions {
-                root_type: has_root.then_some(root),
-                checksum,
-                enums,
-                offset_column: flags & 1 != 0,
-                skip_invalid: flags & 2 != 0,
-                verify_unread: flags & 4 != 0,
-                max_frame_len,
-            },
-        )
+    /// An option this version does not have or cannot read ([`Error::Option`]); the errors
+    /// of [`new`](Self::new).
+    #[cfg(feature = "distributed")]
+    pub(crate) fn from_message(message: SpecMessage) -> Result<Self, Error> {
+        let mut options = FlatstreamOptions::default();
+        options.apply(&message.options.into_iter().collect())?;
+        ScanSpec::new(message.schema.into(), options)
     }
 }
 
-const SPEC_MAGIC: &[u8] = b"flatstream-scan-spec-1\0";
-
-/// A cursor over the bytes of a spec.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
-        if self.0.len() < n {
-            return Err(Error::Spec {
-                reason: "it ends too early".to_owned(),
-            });
-        }
-        let (head, rest) = self.0.split_at(n);
-        self.0 = rest;
-        Ok(head)
-    }
-
-    fn byte(&mut self) -> Result<u8, Error> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn u64(&mut self) -> Result<u64, Error> {
-        let mut b = [0; 8];
-        b.copy_from_slice(self.take(8)?);
-        Ok(u64::from_le_bytes(b))
-    }
-
-    fn chunk(&mut self) -> Result<&'a [u8], Error> {
-        let len = usize::try_from(self.u64()?).map_err(|_| Error::Spec {
-            reason: "a length too large".to_owned(),
-        })?;
-        self.take(len)
-    }
+/// A [`ScanSpec`] as the distributed codec carries it (a protobuf message of its own, beside
+/// datafusion-proto's file scan).
+#[cfg(feature = "distributed")]
+#[derive(Clone, PartialEq, prost::Message)]
+pub(crate) struct SpecMessage {
+    /// The binary schema's bytes.
+    #[prost(bytes = "vec", tag = "1")]
+    pub(crate) schema: Vec<u8>,
+    /// Every option but `schema`, by key, as text.
+    #[prost(btree_map = "string, string", tag = "2")]
+    pub(crate) options: std::collections::BTreeMap<String, String>,
 }
 
 #[cfg(test)]
@@ -382,40 +295,97 @@ mod tests {
         concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/telemetry.bfbs").to_owned()
     }
 
-    #[test]
-    fn a_spec_survives_its_bytes_and_refuses_other_bytes() {
+    /// Every option of the table, away from its default.
+    fn all_set() -> FlatstreamOptions {
         let mut options = FlatstreamOptions::with_schema(telemetry())
             .root_type("telemetry.Telemetry")
             .checksum(ChecksumKind::Crc16);
         options.offset_column = true;
         options.skip_invalid = true;
+        options.verify_unread = true;
         options.max_frame_len = 4096;
         options.enums = "integers".to_owned();
-        let spec = options.resolve().unwrap();
-        let bytes = spec.to_bytes();
-        let back = ScanSpec::from_bytes(&bytes).unwrap();
-        assert_eq!(back.options(), spec.options());
-        assert_eq!(back.schema_bytes(), spec.schema_bytes());
-        assert_eq!(back.plan().file_schema(), spec.plan().file_schema());
-        for cut in [0, 5, bytes.len() - 1] {
-            assert!(matches!(
-                ScanSpec::from_bytes(&bytes[..cut]),
-                Err(Error::Spec { .. })
-            ));
-        }
-        let mut longer = bytes.clone();
-        longer.push(0);
-        assert!(matches!(
-            ScanSpec::from_bytes(&longer),
-            Err(Error::Spec { .. })
-        ));
-        // Detected framing and the schema's own root type travel as such.
+        options
+    }
+
+    #[test]
+    fn the_options_read_into_the_plan_and_the_framing() {
+        let spec = all_set().resolve().unwrap();
+        let mut expected = Options::new();
+        expected
+            .root_type("telemetry.Telemetry")
+            .enums(Enums::Integers)
+            .offset_column(true)
+            .skip_invalid(true)
+            .verify_unread(true);
+        assert_eq!(spec.plan().options(), &expected);
+        assert_eq!(spec.checksum(), Some(ChecksumKind::Crc16));
+        assert_eq!(spec.max_frame_len(), 4096);
         let spec = FlatstreamOptions::with_schema(telemetry())
             .resolve()
             .unwrap();
-        let back = ScanSpec::from_bytes(&spec.to_bytes()).unwrap();
-        assert_eq!(back.options().checksum, None);
-        assert_eq!(back.options().root_type, None);
+        assert_eq!(spec.plan().options(), &Options::new());
+        assert_eq!(spec.checksum(), None);
+        assert_eq!(spec.max_frame_len(), DEFAULT_MAX_FRAME_LEN);
+    }
+
+    #[cfg(feature = "distributed")]
+    #[test]
+    fn every_option_travels_in_the_codec_message_and_unknown_ones_are_refused() {
+        use datafusion::common::config::ExtensionOptions;
+        use prost::Message;
+        let entries = |o: &FlatstreamOptions| -> Vec<(String, Option<String>)> {
+            let mut e: Vec<_> = o
+                .entries()
+                .into_iter()
+                .filter(|e| e.key != "schema")
+                .map(|e| (e.key, e.value))
+                .collect();
+            e.sort();
+            e
+        };
+        for options in [all_set(), FlatstreamOptions::with_schema(telemetry())] {
+            let spec = options.resolve().unwrap();
+            let message = spec.to_message();
+            let bytes = message.encode_to_vec();
+            let back = ScanSpec::from_message(SpecMessage::decode(&bytes[..]).unwrap()).unwrap();
+            // Each option by its key, whatever options there are; the schema by its bytes.
+            assert_eq!(entries(back.options()), entries(&options));
+            assert_eq!(back.schema_bytes(), spec.schema_bytes());
+            assert_eq!(back.plan().options(), spec.plan().options());
+            assert_eq!(back.plan().file_schema(), spec.plan().file_schema());
+            assert_eq!(
+                (back.checksum(), back.max_frame_len()),
+                (spec.checksum(), spec.max_frame_len())
+            );
+            assert_eq!(
+                back.options().schema,
+                None,
+                "the path stays on the coordinator"
+            );
+        }
+        // All set, every option is in the message.
+        let message = all_set().resolve().unwrap().to_message();
+        let keys: Vec<String> = entries(&all_set()).into_iter().map(|(k, _)| k).collect();
+        assert_eq!(message.options.keys().cloned().collect::<Vec<_>>(), keys);
+
+        // From a newer coordinator: an option this worker does not have is named.
+        let mut newer = message.clone();
+        newer
+            .options
+            .insert("compression".to_owned(), "zstd".to_owned());
+        let err = ScanSpec::from_message(newer).unwrap_err();
+        assert!(err.to_string().starts_with("option compression: "), "{err}");
+        let mut bad = message.clone();
+        bad.options.insert("enums".to_owned(), "hex".to_owned());
+        let err = ScanSpec::from_message(bad).unwrap_err();
+        assert!(err.to_string().contains("`hex`"), "{err}");
+        let mut no_schema = message;
+        no_schema.schema.truncate(64);
+        assert!(matches!(
+            ScanSpec::from_message(no_schema),
+            Err(Error::Schema(_))
+        ));
     }
 
     #[test]

@@ -166,10 +166,10 @@ impl Default for Sizes {
 /// buffer decides what the bytes are (frame, need more, error), keeps the offsets and grows by
 /// its rule; this reader fetches the file's bytes in chunks of ranged reads and decides where
 /// the partition ends.
-pub(crate) struct RangeReader<S> {
+pub(crate) struct RangeReader<S, D = ChecksumDeframer<AnyChecksum>> {
     src: S,
     sizes: Sizes,
-    buffer: ReadBuffer<ChecksumDeframer<AnyChecksum>>,
+    buffer: ReadBuffer<D>,
     max_frame_len: usize,
     start: u64,
     end: u64,
@@ -181,16 +181,20 @@ pub(crate) struct RangeReader<S> {
     pending: Bytes,
     /// The file offset of the next byte to read.
     fed: u64,
+    /// The error [`next_buffered`](Self::next_buffered) met, for [`next`](Self::next) to
+    /// report: a frame rejected for its content is already behind the buffer's position.
+    held: Option<flatstream_core::Error>,
     done: bool,
 }
 
-impl<S: ByteSource> RangeReader<S> {
-    /// The reader of the partition `range` of `src`, framed with `checksum`, payloads bounded
-    /// by `max_frame_len`. Finds `B(range.start)` (reading from there).
+impl<S: ByteSource, D: Deframer> RangeReader<S, D> {
+    /// The reader of the partition `range` of `src`, framed as `deframer` reads frames (a
+    /// scan's: [`ChecksumDeframer`] of the file's checksum), payloads bounded by
+    /// `max_frame_len`. Finds `B(range.start)` (reading from there).
     pub(crate) async fn open(
         src: S,
         range: Range<u64>,
-        checksum: AnyChecksum,
+        deframer: D,
         max_frame_len: usize,
         sizes: Sizes,
     ) -> Result<Self, Error> {
@@ -198,7 +202,7 @@ impl<S: ByteSource> RangeReader<S> {
         let start = range.start.min(len);
         let end = range.end.clamp(start, len);
         let chunk = usize::try_from(sizes.chunk.max(1)).unwrap_or(usize::MAX);
-        let mut buffer = ReadBuffer::new(ChecksumDeframer::new(checksum)).with_capacity(chunk);
+        let mut buffer = ReadBuffer::new(deframer).with_capacity(chunk);
         buffer.set_max_frame_len(max_frame_len);
         let mut reader = RangeReader {
             src,
@@ -211,6 +215,7 @@ impl<S: ByteSource> RangeReader<S> {
             stop: (end == len).then_some(len),
             pending: Bytes::new(),
             fed: 0,
+            held: None,
             done: false,
         };
         let first = reader.boundary(start).await?;
@@ -240,7 +245,7 @@ impl<S: ByteSource> RangeReader<S> {
                 .await?[..],
         );
         loop {
-            let split = SplitFrames::new(&bytes, 1..bytes.len(), *self.buffer.deframer())
+            let split = SplitFrames::new(&bytes, 1..bytes.len(), self.buffer.deframer())
                 .map_err(|source| self.frame_error(source))?;
             if let Some(at) = split.with_max_frame_len(self.max_frame_len).sync() {
                 return Ok(base + at);
@@ -279,8 +284,8 @@ impl<S: ByteSource> RangeReader<S> {
     /// without I/O and without an `await`, so that a scan's loop over the frames of a chunk
     /// stays out of the async state machine (moving each frame's result through it cost a
     /// sixth of a scan). `None`: ask [`next`](Self::next), which reads, decides where the range
-    /// ends, and reports errors: a framing error leaves the buffer at the frame, and `next`
-    /// meets it again.
+    /// ends, and reports errors: the error met here is held for it (a framing error leaves the
+    /// buffer at the frame; a frame rejected for its content is behind it, and would be lost).
     #[inline]
     pub(crate) fn next_buffered(&mut self) -> Option<FrameRef> {
         let pos = self.buffer.position();
@@ -292,11 +297,18 @@ impl<S: ByteSource> RangeReader<S> {
                 offset: pos,
                 payload,
             }),
-            Ok(Next::NeedBytes) | Err(_) => None,
+            Ok(Next::NeedBytes) => None,
+            Err(error) => {
+                self.held = Some(error);
+                None
+            }
         }
     }
 
     async fn step(&mut self) -> Result<Option<FrameRef>, Error> {
+        if let Some(error) = self.held.take() {
+            return Err(self.frame_error(error));
+        }
         loop {
             let pos = self.buffer.position();
             if pos >= self.end {
@@ -392,3 +404,7 @@ impl<S: ByteSource> RangeReader<S> {
 #[cfg(test)]
 #[path = "range_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "range_contract.rs"]
+mod contract;

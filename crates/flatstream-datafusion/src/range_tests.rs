@@ -54,8 +54,14 @@ fn partition(
         name: "mem.fstream".to_owned(),
     };
     block_on(async {
-        let mut reader =
-            RangeReader::open(src, range, checksum(kind), DEFAULT_MAX_FRAME_LEN, sizes).await?;
+        let mut reader = RangeReader::open(
+            src,
+            range,
+            ChecksumDeframer::new(checksum(kind)),
+            DEFAULT_MAX_FRAME_LEN,
+            sizes,
+        )
+        .await?;
         let mut out = Vec::new();
         // As a scan drives it: the frames already buffered, then the async way.
         loop {

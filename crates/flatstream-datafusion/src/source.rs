@@ -18,8 +18,9 @@ use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_expr::projection::ProjectionExprs;
 use datafusion::physical_plan::metrics::{Count, ExecutionPlanMetricsSet, MetricBuilder};
 use datafusion::physical_plan::{DisplayFormatType, PhysicalExpr};
-use flatstream_arrow::{Converter, Plan};
+use flatstream_arrow::{Batcher, Plan};
 use flatstream_checksum::{AnyChecksum, ChecksumKind, Detection, detect};
+use flatstream_core::ChecksumDeframer;
 use futures::StreamExt;
 use object_store::ObjectStore;
 use std::fmt;
@@ -30,9 +31,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// reads with, and the projection DataFusion pushed into it.
 ///
 /// A physical codec (datafusion-distributed's workers) rebuilds it with
-/// [`new`](Self::new) from the table schema and the spec
-/// ([`ScanSpec::to_bytes`]/[`from_bytes`](ScanSpec::from_bytes)); the file groups, their
-/// byte ranges and the projection travel in the `FileScanConfig`. It pushes no filter down:
+/// [`new`](Self::new) from the table schema and the spec (its
+/// [`schema_bytes`](ScanSpec::schema_bytes) and [`options`](ScanSpec::options), given to
+/// [`ScanSpec::new`]); the file groups, their byte ranges and the projection travel in the
+/// `FileScanConfig`. It pushes no filter down:
 /// there is none to carry.
 #[derive(Clone)]
 pub struct FlatstreamSource {
@@ -100,8 +102,8 @@ impl FileSource for FlatstreamSource {
             .with_batch_size(batch_size);
         let opener = Arc::new(FlatstreamOpener {
             plan,
-            checksum: self.spec.options().checksum,
-            max_frame_len: self.spec.options().max_frame_len,
+            checksum: self.spec.checksum(),
+            max_frame_len: self.spec.max_frame_len(),
             store: object_store,
             store_url: base_config.object_store_url.clone(),
             metrics: Metrics {
@@ -150,8 +152,7 @@ impl FileSource for FlatstreamSource {
     }
 
     fn fmt_extra(&self, t: DisplayFormatType, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let options = self.spec.options();
-        let checksum = options.checksum.map_or("auto", ChecksumKind::name);
+        let checksum = self.spec.checksum().map_or("auto", ChecksumKind::name);
         match t {
             DisplayFormatType::TreeRender => {
                 writeln!(f, "root_type={}", self.spec.plan().root_type())?;
@@ -168,7 +169,7 @@ impl FileSource for FlatstreamSource {
     /// A checksum-less stream cannot be cut anywhere but at 0 (see the crate docs): its files
     /// are not split. With a checksum, or detected per file: split, each range resynchronizing.
     fn supports_repartitioning(&self) -> bool {
-        self.spec.options().checksum != Some(ChecksumKind::None)
+        self.spec.checksum() != Some(ChecksumKind::None)
     }
 
     fn apply_expressions(
@@ -225,12 +226,11 @@ impl FileOpener for FlatstreamOpener {
                 kind: kind.name().to_owned(),
                 reason: e.to_string(),
             })?;
-            let reader = RangeReader::open(src, range, checksum, max, Sizes::default()).await?;
+            let deframer = ChecksumDeframer::new(checksum);
+            let reader = RangeReader::open(src, range, deframer, max, Sizes::default()).await?;
             let state = Scan {
                 reader,
-                converter: plan.converter(),
-                pending: None,
-                done: false,
+                batcher: Batcher::new(plan.converter()),
                 metrics,
                 skipped: 0,
                 counted: 0,
@@ -270,10 +270,8 @@ async fn detect_framing<S: ByteSource>(src: &S, max: usize) -> Result<ChecksumKi
 /// The state of one range's stream of batches.
 struct Scan {
     reader: RangeReader<StoreFile>,
-    converter: Converter,
-    /// An error met after some rows: reported after the batch of those rows.
-    pending: Option<Error>,
-    done: bool,
+    /// The converter, and the error met after some rows (reported after their batch).
+    batcher: Batcher<Error>,
     metrics: Metrics,
     /// The converter's skipped count already added to the metric.
     skipped: u64,
@@ -286,7 +284,7 @@ impl Scan {
     #[inline]
     fn append(&mut self, frame: FrameRef) -> Result<(), Error> {
         let payload = &self.reader.bytes()[frame.payload];
-        match self.converter.append(frame.offset, payload) {
+        match self.batcher.converter_mut().append(frame.offset, payload) {
             Ok(_) => Ok(()),
             Err(source) => Err(Error::Convert {
                 path: self.reader.name().to_owned(),
@@ -298,71 +296,60 @@ impl Scan {
     /// The next batch: up to the plan's batch size of rows, converted from the frames that
     /// follow; `None` at the end of the range.
     async fn next_batch(mut self) -> Option<(Result<RecordBatch>, Self)> {
-        if let Some(e) = self.pending.take() {
-            return Some((Err(e.into()), self));
-        }
-        if self.done {
-            return None;
-        }
-        let size = self.converter.plan().batch_size();
-        // Counted here and added to the metric (an atomic) once per batch.
-        let mut frames = 0;
-        while self.converter.len() < size {
-            // The frames already read, without an await (and without moving each one
-            // through this future's state); then the reader's async way. The two arms stay
-            // apart: joined into one `Result` of a frame before one append, sql/flatstream-1
-            // took 2.24 s in a run where this code took 1.66 s in another (NDJSON 3.68/3.39).
-            let failed = if let Some(frame) = self.reader.next_buffered() {
-                frames += 1;
-                match self.append(frame) {
-                    Ok(()) => continue,
-                    Err(e) => e,
-                }
-            } else {
-                match self.reader.next().await {
-                    Ok(Some(frame)) => {
-                        frames += 1;
-                        match self.append(frame) {
-                            Ok(()) => continue,
-                            Err(e) => e,
+        if !self.batcher.is_done() {
+            let size = self.batcher.converter().plan().batch_size();
+            // Counted here and added to the metric (an atomic) once per batch.
+            let mut frames = 0;
+            while self.batcher.converter().len() < size {
+                // The frames already read, without an await (and without moving each one
+                // through this future's state); then the reader's async way. The two arms stay
+                // apart: joined into one `Result` of a frame before one append,
+                // sql/flatstream-1 took 2.24 s in a run where this code took 1.66 s in another
+                // (NDJSON 3.68/3.39).
+                let failed = if let Some(frame) = self.reader.next_buffered() {
+                    frames += 1;
+                    match self.append(frame) {
+                        Ok(()) => continue,
+                        Err(e) => e,
+                    }
+                } else {
+                    match self.reader.next().await {
+                        Ok(Some(frame)) => {
+                            frames += 1;
+                            match self.append(frame) {
+                                Ok(()) => continue,
+                                Err(e) => e,
+                            }
                         }
+                        Ok(None) => {
+                            self.batcher.end();
+                            break;
+                        }
+                        Err(e) => e,
                     }
-                    Ok(None) => {
-                        self.done = true;
-                        break;
-                    }
-                    Err(e) => e,
-                }
-            };
-            self.done = true;
-            if self.converter.is_empty() {
-                return Some((Err(failed.into()), self));
+                };
+                self.batcher.fail(failed);
+                break;
             }
-            self.pending = Some(failed);
-            break;
+            self.metrics.frames.add(frames);
+            // Every byte read for this range: detection, resynchronization, frames.
+            let read = self.reader.source().read.load(Ordering::Relaxed);
+            self.metrics
+                .bytes
+                .add(usize::try_from(read - self.counted).unwrap_or(usize::MAX));
+            self.counted = read;
+            let skipped = self.batcher.converter().skipped();
+            self.metrics
+                .skipped
+                .add(usize::try_from(skipped - self.skipped).unwrap_or(usize::MAX));
+            self.skipped = skipped;
         }
-        self.metrics.frames.add(frames);
-        // Every byte read for this range: detection, resynchronization, frames.
-        let read = self.reader.source().read.load(Ordering::Relaxed);
-        self.metrics
-            .bytes
-            .add(usize::try_from(read - self.counted).unwrap_or(usize::MAX));
-        self.counted = read;
-        let skipped = self.converter.skipped();
-        self.metrics
-            .skipped
-            .add(usize::try_from(skipped - self.skipped).unwrap_or(usize::MAX));
-        self.skipped = skipped;
-        if self.converter.is_empty() && self.pending.is_none() {
-            return None;
-        }
-        let batch = self.converter.finish().map_err(|source| {
-            DataFusionError::from(Error::Convert {
-                path: self.reader.name().to_owned(),
-                source,
-            })
-        });
-        Some((batch, self))
+        let reader = &self.reader;
+        let item = self.batcher.next_batch(|source| Error::Convert {
+            path: reader.name().to_owned(),
+            source,
+        })?;
+        Some((item.map_err(DataFusionError::from), self))
     }
 }
 
