@@ -31,7 +31,7 @@ pub(crate) fn watch(
 ) -> ScanProgress {
     let mut scans = Vec::new();
     find_scans(plan, &mut scans);
-    let total = scans.iter().map(|scan| scan_len(scan)).sum();
+    let total = scans.iter().map(scan_len).sum();
     let mut progress = Progress::new(what, Some(total));
     if hidden {
         progress = progress.hidden();
@@ -39,7 +39,7 @@ pub(crate) fn watch(
     let (stop, mut stopped) = oneshot::channel();
     let task = tokio::spawn(async move {
         loop {
-            let scanned: u64 = scans.iter().map(|scan| scanned(scan)).sum();
+            let scanned: u64 = scans.iter().map(scanned).sum();
             progress.update(scanned.min(total));
             tokio::select! {
                 _ = &mut stopped => break,

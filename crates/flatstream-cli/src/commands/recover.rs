@@ -305,7 +305,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
                 // `start` is an offset in `bytes`, which are in memory.
                 let rest = &bytes[usize::try_from(start).unwrap_or(bytes.len())..];
                 let max = args.read.framing.max();
-                let words = damage::range(rest, end - start, end, &deframer, max, bound);
+                let words = damage::range(rest, end - start, end, deframer, max, bound);
                 report.skipped_words.push(words);
             }
             // Only validating deframers reject frames; this one does not.

@@ -229,11 +229,14 @@ impl<R: Read> Tail<'_, R> {
     }
 }
 
+/// Frames kept to print at the end: index, stream offset, payload.
+type Kept = VecDeque<(u64, u64, Vec<u8>)>;
+
 /// Where the frames present when tail starts go: printed as they come (`--from-start`), or the
 /// last `-n` kept (their payloads copied) and printed at the end.
 struct Present {
     /// `None` with `--from-start`; else how many to keep, and those kept.
-    last: Option<(usize, VecDeque<(u64, u64, Vec<u8>)>)>,
+    last: Option<(usize, Kept)>,
     /// The largest payload taken: the resynchronisation's bound follows from it, as salvage's.
     largest: usize,
 }
@@ -331,7 +334,7 @@ fn salvage_rest(
                 // `start` is an offset in `rest`, which is in memory.
                 let from = usize::try_from(start).unwrap_or(rest.len());
                 let (rest, max) = (&rest[from..], args.framing.max());
-                let words = damage::range(rest, end - start, at + end, &deframer, max, bound);
+                let words = damage::range(rest, end - start, at + end, deframer, max, bound);
                 skipped.push(Skipped {
                     start: at + start,
                     end: at + end,
