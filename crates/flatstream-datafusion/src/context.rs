@@ -11,7 +11,7 @@ use datafusion::datasource::listing::{
 use datafusion::datasource::listing_table_factory::ListingTableFactory;
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::context::{SessionContext, SessionState};
-use datafusion::execution::session_state::SessionStore;
+use datafusion_session::SessionStore;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use std::collections::HashMap;
@@ -183,18 +183,20 @@ impl UrlTableFactory for StreamUrlTables {
         };
         let store = state.runtime_env().object_store(&table_url)?;
         // The extension of the first flatstream file: the files with it are the table.
-        let mut files = table_url.list_all_files(&state, store.as_ref(), "").await?;
         let mut ext = None;
-        while let Some(file) = files.next().await {
-            let file = file?;
-            let found = file
-                .location
-                .extension()
-                .filter(|e| EXTENSIONS.contains(e))
-                .map(str::to_owned);
-            if found.is_some() {
-                ext = found;
-                break;
+        {
+            let mut files = table_url.list_all_files(&state, store.as_ref(), "").await?;
+            while let Some(file) = files.next().await {
+                let file = file?;
+                let found = file
+                    .location
+                    .extension()
+                    .filter(|e| EXTENSIONS.contains(e))
+                    .map(str::to_owned);
+                if found.is_some() {
+                    ext = found;
+                    break;
+                }
             }
         }
         let Some(ext) = ext else {
