@@ -1,4 +1,4 @@
-//! `flatstream pack`'s JSON parser (crates/flatstream-cli/src/pack/value.rs, compiled here as
+//! `flatstream pack`'s JSON parser (crates/flatstream-cli/src/commands/pack/value.rs, compiled here as
 //! it is in the command) over arbitrary lines, against serde_json: the two accept the same
 //! lines (up to serde_json's nesting limit of 128) and read them as the same value (numbers as
 //! written, a repeated key's last value); nesting past the parser's own limit is refused, not
@@ -6,7 +6,7 @@
 #![no_main]
 
 #[allow(dead_code)]
-#[path = "../../crates/flatstream-cli/src/pack/value.rs"]
+#[path = "../../crates/flatstream-cli/src/commands/pack/value.rs"]
 mod value;
 
 use libfuzzer_sys::fuzz_target;
