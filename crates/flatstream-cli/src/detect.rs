@@ -133,7 +133,7 @@ mod tests {
         let garbage: Vec<u8> = (0..64u8).map(|i| i.wrapping_mul(97) | 0x80).collect();
         let why = describe_detection(&detect(&garbage, true, 1024));
         assert!(
-            why.starts_with("unknown: no framing reads the leading frames (none: frame 0 at byte offset 0: declares a payload of"),
+            why.starts_with("unknown: no framing reads the leading frames (none: frame 0 at byte offset 0: corrupt frame: its length declares a payload of"),
             "{why}"
         );
         for kind in ChecksumKind::ALL {
