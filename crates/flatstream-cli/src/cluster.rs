@@ -2,96 +2,24 @@
 //! runs on workers: planned here, its scans' byte ranges read by the workers, run again on the
 //! workers that remain when one fails.
 
-use clap::Args;
-use std::path::PathBuf;
-
-/// How the members of a cluster trust each other: the same on the coordinator and on every
-/// worker.
-#[derive(Debug, Args)]
-pub(crate) struct TrustArgs {
-    /// A file holding the cluster's shared token: every request carries it, every worker
-    /// checks it (FLATSTREAM_CLUSTER_TOKEN holds the token itself, if no file is given).
-    #[arg(long, value_name = "FILE")]
-    pub(crate) token_file: Option<PathBuf>,
-    /// The certificate authority (PEM) that workers' certificates chain to; on a worker, also
-    /// the one a client's certificate must chain to, if the client presents one.
-    #[arg(long, value_name = "PEM")]
-    pub(crate) tls_ca: Option<PathBuf>,
-    /// This side's certificate chain (PEM): what a worker serves TLS with; on the coordinator,
-    /// a client certificate to present.
-    #[arg(long, value_name = "PEM", requires = "tls_key")]
-    pub(crate) tls_cert: Option<PathBuf>,
-    /// The private key (PEM) of --tls-cert.
-    #[arg(long, value_name = "PEM", requires = "tls_cert")]
-    pub(crate) tls_key: Option<PathBuf>,
-    /// Seconds between HTTP/2 keepalive pings on every connection; a peer that does not answer
-    /// one within as long again is given up.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = positive_seconds)]
-    pub(crate) keepalive: f64,
-}
-
-/// `--workers` and what goes with it, for `query`.
-#[derive(Debug, Args)]
-pub(crate) struct QueryClusterArgs {
-    /// Run the query on these workers (`flatstream worker`), comma-separated:
-    /// http://HOST:PORT, or https://HOST:PORT with --tls-ca [env: FLATSTREAM_WORKERS].
-    #[arg(long, value_name = "URLS", value_delimiter = ',')]
-    pub(crate) workers: Vec<String>,
-    /// With --workers, the longest one task may take on a worker, in seconds: past it the
-    /// worker counts as failed.
-    #[arg(long, value_name = "SECS", default_value_t = 600.0, value_parser = positive_seconds)]
-    pub(crate) task_timeout: f64,
-    /// The longest the whole query may take, in seconds, every attempt included [default:
-    /// none: each task is bounded by --task-timeout and keepalive, each query by
-    /// --max-attempts].
-    #[arg(long, value_name = "SECS", value_parser = positive_seconds)]
-    pub(crate) timeout: Option<f64>,
-    /// With --workers, how many times the query is run at most: after an attempt fails for a
-    /// worker (killed, stopped, refusing), it runs again on the workers that remain.
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
-    pub(crate) max_attempts: u32,
-    /// With --workers, the bytes of a file each task's partition reads: smaller means more
-    /// tasks [default: 16 MiB].
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
-    pub(crate) bytes_per_partition: Option<u64>,
-    /// With --workers, fail instead of running a plan on the coordinator alone (scans too
-    /// small to cut into tasks: on a cluster the coordinator may not reach the data).
-    #[arg(long)]
-    pub(crate) require_workers: bool,
-    /// Print the plan instead of running the query: with --workers, its stages, their tasks,
-    /// and each task's worker and byte ranges.
-    #[arg(long)]
-    pub(crate) explain: bool,
-    #[command(flatten)]
-    pub(crate) trust: TrustArgs,
-}
-
-fn positive_seconds(text: &str) -> Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s.is_finite() && s > 0.0 && s <= 1e9 => Ok(s),
-        _ => Err(format!("{text:?} is not a positive number of seconds")),
-    }
-}
-
 #[cfg(feature = "cluster")]
 pub(crate) use imp::{config, query, workers};
 
 #[cfg(feature = "cluster")]
 mod imp {
-    use super::{QueryClusterArgs, TrustArgs};
     use crate::failure::{Failure, Status, quiet};
-    use crate::options::{QueryArgs, QueryFormat};
-    use datafusion::execution::SessionStateBuilder;
-    use datafusion::physical_plan::collect;
-    use datafusion::prelude::SessionContext;
-    use flatstream_datafusion::distributed::datafusion_distributed::{
+    use crate::options::sql::{QueryArgs, QueryClusterArgs, QueryFormat, TrustArgs};
+    use flatstream::sql::datafusion::execution::SessionStateBuilder;
+    use flatstream::sql::datafusion::physical_plan::collect;
+    use flatstream::sql::datafusion::prelude::SessionContext;
+    use flatstream::sql::distributed::datafusion_distributed::{
         DistributedExt, SessionStateBuilderExt,
     };
-    use flatstream_datafusion::distributed::{
+    use flatstream::sql::distributed::{
         CloudStores, ClusterChannels, ClusterConfig, FlatstreamDistributedExt, TlsFiles,
         WorkerFailure, WorkerList, explain, failed_workers, route_tasks, runs_on_workers,
     };
-    use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
+    use flatstream::sql::{FlatstreamOptions, SessionContextExt};
     use std::path::Path;
     use std::sync::Arc;
     use std::time::{Duration, Instant};
@@ -184,18 +112,15 @@ mod imp {
         let mut failed: Vec<WorkerFailure> = Vec::new();
         for attempt in 1..=cluster.max_attempts {
             let ctx = session(&live, &channels, cluster, options.clone())?;
-            let frame = ctx
-                .sql(&args.sql)
-                .await
-                .map_err(crate::commands::query::failure)?;
+            let frame = ctx.sql(&args.sql).await.map_err(crate::rows::failure)?;
             let schema = frame.schema().inner().clone();
             if args.format == QueryFormat::Csv && !cluster.explain {
-                crate::commands::export::check_flat(&schema)?;
+                crate::rows::check_flat(&schema)?;
             }
             let plan = frame
                 .create_physical_plan()
                 .await
-                .map_err(crate::commands::query::failure)?;
+                .map_err(crate::rows::failure)?;
             let distributed = runs_on_workers(&plan);
             if cluster.explain {
                 print!("{}", explain(&plan, &live));
@@ -230,13 +155,13 @@ mod imp {
             let error = match result {
                 Ok(batches) => {
                     let rows = futures::stream::iter(batches.into_iter().map(Ok));
-                    return crate::commands::query::print(args.format, schema, rows, None).await;
+                    return crate::rows::print(args.format, schema, rows, None).await;
                 }
                 Err(e) => e,
             };
             let now = failed_workers(&error, &live);
             if now.is_empty() {
-                return Err(crate::commands::query::failure(error));
+                return Err(crate::rows::failure(error));
             }
             live.retain(|url| !now.iter().any(|f| &f.url == url));
             let said = list(&now);
@@ -313,7 +238,8 @@ mod imp {
         cluster: &QueryClusterArgs,
         options: FlatstreamOptions,
     ) -> Result<SessionContext, Failure> {
-        let setting = |e: datafusion::error::DataFusionError| crate::commands::query::failure(e);
+        let setting =
+            |e: flatstream::sql::datafusion::error::DataFusionError| crate::rows::failure(e);
         let runtime = CloudStores::runtime().map_err(setting)?;
         let mut state = SessionStateBuilder::new()
             .with_default_features()

@@ -14,7 +14,6 @@
 //! over is named by the frame that starts it ([`range`]). Where a command stops at the first
 //! damage, [`next`] says what lists the rest and what keeps the intact frames.
 
-use crate::failure::describe;
 use flatstream::repair::StreamEnd;
 use flatstream::{Deframer, Error, Frames};
 
@@ -140,5 +139,29 @@ pub(crate) fn range<D: Deframer>(
         }
         Some(Err(e)) if !e.is_content_error() => describe(&e),
         _ => "damaged bytes: no frame verifies in them".to_owned(),
+    }
+}
+
+/// A frame's error in words, without the offset (the caller puts the frame's index and offset
+/// first); damage in the words of this module.
+pub(crate) fn describe(error: &Error) -> String {
+    match error {
+        Error::ChecksumMismatch {
+            expected, actual, ..
+        } => corrupt(format_args!(
+            "checksum mismatch: stored {expected:#x}, computed {actual:#x}"
+        )),
+        Error::FrameTooLarge { len, max, .. } => corrupt(format_args!(
+            "its length declares a payload of {len} bytes, over the bound of {max}"
+        )),
+        Error::UnexpectedEof {
+            needed, present, ..
+        } => torn_tail(*needed, *present),
+        Error::InvalidFlatbuffer { error, .. } => {
+            format!("invalid FlatBuffer: {}", flatstream_reflect::explain(error))
+        }
+        Error::Validation { details, .. } => format!("rejected: {details}"),
+        Error::Io { source, .. } => format!("read error: {}", crate::failure::io_message(source)),
+        other => other.to_string(),
     }
 }

@@ -3,8 +3,8 @@
 //! results in the command's words, the framing a command reads with, and the hint after a
 //! wrong `--checksum`.
 
+use crate::damage::describe;
 use crate::failure::Failure;
-use crate::failure::describe;
 use flatstream::checksum::{AnyChecksum, ChecksumKind, Trial, TrialEnd};
 pub(crate) use flatstream::checksum::{Detection, detect};
 

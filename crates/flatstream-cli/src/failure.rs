@@ -1,7 +1,5 @@
 //! How a command ends: an exit status, and for a failure one line for stderr.
 
-use flatstream::Error;
-use std::cell::Cell;
 use std::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -74,6 +72,25 @@ impl Failure {
     }
 }
 
+/// The failure of `command` (export, query) in a build without the `sql` feature.
+#[cfg(not(feature = "sql"))]
+pub(crate) fn without_sql(command: &str) -> Failure {
+    Failure::error(format_args!(
+        "{command} needs DataFusion, which this flatstream was built without: build it with \
+         the `sql` feature, the default (`cargo install --locked --path crates/flatstream-cli` \
+         in a clone of the repository)"
+    ))
+}
+
+/// The failure of a cluster command in a build without the `cluster` feature.
+#[cfg(not(feature = "cluster"))]
+pub(crate) fn without_cluster(what: &str) -> Failure {
+    Failure::error(format_args!(
+        "{what} needs the cluster, which this flatstream was built without: build it with the \
+         `cluster` feature (cargo install flatstream-cli, whose default it is)"
+    ))
+}
+
 /// Runs `one(file, several)` on each of `files` in turn, as ripgrep does with its paths:
 /// `several` says whether there is more than one (results then name their file). A file's
 /// failure is printed at once, prefixed with its name, and the next file is read; the status
@@ -138,19 +155,10 @@ pub(crate) fn count(n: u64, noun: &str) -> String {
     }
 }
 
-thread_local! {
-    /// Set while code that may panic on hostile input runs under `catch_unwind`: the panic
-    /// becomes an error of that frame, and the hook stays silent.
-    static QUIET: Cell<bool> = const { Cell::new(false) };
-}
-
 /// Prints a panic as one line (never a backtrace): a panic is a bug in flatstream, and the line
-/// says so. Panics caught by [`catch_quietly`] print nothing.
+/// says so.
 pub(crate) fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        if QUIET.with(Cell::get) {
-            return;
-        }
         let message = info
             .payload()
             .downcast_ref::<&str>()
@@ -159,47 +167,6 @@ pub(crate) fn install_panic_hook() {
             .unwrap_or_default();
         eprintln!("flatstream: internal error, please report it: {message}");
     }));
-}
-
-/// Runs `f`, turning a panic into `Err` with the panic's message. For library code that is
-/// not ours and may panic on hostile input (the reflection verifier indexes a union's values
-/// with the discriminant it reads from the buffer).
-pub(crate) fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    QUIET.with(|q| q.set(true));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    QUIET.with(|q| q.set(false));
-    result.map_err(|payload| {
-        payload
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "the verifier panicked".to_owned())
-    })
-}
-
-/// A frame's error in words, without the offset (the caller puts the frame's index and offset
-/// first); damage in the words of [`crate::damage`].
-pub(crate) fn describe(error: &Error) -> String {
-    use crate::damage;
-    match error {
-        Error::ChecksumMismatch {
-            expected, actual, ..
-        } => damage::corrupt(format_args!(
-            "checksum mismatch: stored {expected:#x}, computed {actual:#x}"
-        )),
-        Error::FrameTooLarge { len, max, .. } => damage::corrupt(format_args!(
-            "its length declares a payload of {len} bytes, over the bound of {max}"
-        )),
-        Error::UnexpectedEof {
-            needed, present, ..
-        } => damage::torn_tail(*needed, *present),
-        Error::InvalidFlatbuffer { error, .. } => {
-            format!("invalid FlatBuffer: {}", flatstream_reflect::explain(error))
-        }
-        Error::Validation { details, .. } => format!("rejected: {details}"),
-        Error::Io { source, .. } => format!("read error: {}", io_message(source)),
-        other => other.to_string(),
-    }
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@
 
 use crate::options::BytesFormat;
 use crate::schema::Schema;
-use flatbuffers_reflection::reflection::{BaseType, Field, Object, Type};
 use flatstream_reflect::read::{self, Le};
+use flatstream_reflect::reflection::{BaseType, Field, Object, Type};
 use flatstream_reflect::{Scalar, ScalarType, is_scalar, scalar_size};
 use std::io::Write;
 
@@ -311,7 +311,7 @@ impl<'s> Printer<'s> {
         &self,
         index: i32,
         value: i64,
-    ) -> Option<flatbuffers_reflection::reflection::EnumVal<'static>> {
+    ) -> Option<flatstream_reflect::reflection::EnumVal<'static>> {
         let enums = self.schema.schema.enums();
         let e = enums.get(usize::try_from(index).ok().filter(|&i| i < enums.len())?);
         e.values().iter().find(|v| v.value() == value)

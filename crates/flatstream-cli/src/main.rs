@@ -53,6 +53,8 @@ mod json;
 mod options;
 mod progress;
 #[cfg(feature = "sql")]
+mod rows;
+#[cfg(feature = "sql")]
 mod scan_progress;
 mod schema;
 mod stats;

@@ -5,9 +5,9 @@
 //! commands' ([`Progress`]): on a terminal only, after the same delay.
 
 use crate::progress::Progress;
-use datafusion::datasource::physical_plan::FileScanConfig;
-use datafusion::datasource::source::DataSourceExec;
-use datafusion::physical_plan::ExecutionPlan;
+use flatstream::sql::datafusion::datasource::physical_plan::FileScanConfig;
+use flatstream::sql::datafusion::datasource::source::DataSourceExec;
+use flatstream::sql::datafusion::physical_plan::ExecutionPlan;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;

@@ -3,7 +3,7 @@
 //! and verifies payloads; this module holds them for every command that takes `--schema`.
 
 use crate::failure::{Failure, io_message};
-use flatbuffers_reflection::reflection::{self, Field};
+use flatstream_reflect::reflection::{self, Field};
 use std::path::Path;
 
 /// A schema loaded for the process's lifetime, with the table messages are read as.

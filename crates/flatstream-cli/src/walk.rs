@@ -2,8 +2,9 @@
 //! wrong in words: what `inspect`, `cat`, `convert` and `export` share.
 
 use crate::damage;
+use crate::damage::describe;
 use crate::detect::{self, Framing};
-use crate::failure::{Failure, describe};
+use crate::failure::Failure;
 use crate::input::Input;
 use crate::options::FramingArgs;
 use crate::progress::Progress;

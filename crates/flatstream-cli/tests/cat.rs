@@ -95,13 +95,7 @@ fn damage_stops_cat_after_the_messages_before_it() {
     let Capture { dir, bytes, at } = Capture::new(20, ChecksumKind::XxHash64);
     let damaged = flipped(&bytes, at[12] + 14, 4);
     let out = run(&["cat", &dir.file("d", &damaged), "-s", &telemetry_bfbs()]);
-    assert_starts_with(
-        &out.one_line_error(1),
-        &format!(
-            "flatstream: frame 12 at byte offset {}: corrupt frame: checksum mismatch",
-            at[12]
-        ),
-    );
+    out.stops_at(12, at[12], "corrupt frame: checksum mismatch");
     assert_eq!(out.json_lines().len(), 12);
 }
 
@@ -274,13 +268,7 @@ fn limit_stops_before_the_frames_it_was_not_asked_for() {
     // One more, and the corrupt frame is among those asked for.
     let out = run(&["cat", &path, "--limit", "10"]);
     assert_eq!(out.stdout.lines().count(), 9);
-    assert_starts_with(
-        &out.one_line_error(1),
-        &format!(
-            "flatstream: frame 9 at byte offset {}: corrupt frame: checksum mismatch",
-            at[9]
-        ),
-    );
+    out.stops_at(9, at[9], "corrupt frame: checksum mismatch");
     // Cut short: --limit covers the frames that are whole.
     let torn = dir.file("t", &bytes[..bytes.len() - 3]);
     assert_eq!(

@@ -100,20 +100,24 @@ impl Drop for Worker {
     }
 }
 
-/// Three captures framed with other checksums, in a directory; the glob of them.
-fn captures(dir: &Dir) -> String {
+/// Three captures framed with other checksums, in a directory, and an aggregate over them whose
+/// answer does not depend on how the rows were cut (integers only).
+fn aggregate_of_captures() -> (Dir, String) {
+    let dir = Dir::new();
     dir.file("a.fstream", &telemetry(3000, ChecksumKind::XxHash64));
     dir.file("b.fstream", &telemetry(2000, ChecksumKind::Crc32c));
     dir.file("c.fstream", &telemetry(1000, ChecksumKind::Crc16));
-    dir.path("*.fstream")
+    let sql = format!(
+        "SELECT device_id, count(*) AS n, sum(timestamp) AS s, min(timestamp) AS lo, \
+         max(timestamp) AS hi FROM '{}' GROUP BY device_id ORDER BY device_id",
+        dir.path("*.fstream")
+    );
+    (dir, sql)
 }
 
-/// An aggregate whose answer does not depend on how the rows were cut (integers only).
-fn aggregate(glob: &str) -> String {
-    format!(
-        "SELECT device_id, count(*) AS n, sum(timestamp) AS s, min(timestamp) AS lo, \
-         max(timestamp) AS hi FROM '{glob}' GROUP BY device_id ORDER BY device_id"
-    )
+/// `n` workers, each started with `args`.
+fn start(n: usize, args: &[&str]) -> Vec<Worker> {
+    (0..n).map(|_| Worker::start(args)).collect()
 }
 
 /// `flatstream query` of `sql` in one process, as CSV.
@@ -125,8 +129,8 @@ fn one_process(sql: &str) -> String {
 }
 
 /// `flatstream query --workers URLS ARGS SQL`, as CSV.
-fn on_workers(workers: &[&Worker], args: &[&str], sql: &str) -> Out {
-    let urls: Vec<&str> = workers.iter().map(|w| w.url.as_str()).collect();
+fn on_workers<'w>(workers: impl IntoIterator<Item = &'w Worker>, args: &[&str], sql: &str) -> Out {
+    let urls: Vec<&str> = workers.into_iter().map(|w| w.url.as_str()).collect();
     let urls = urls.join(",");
     let schema = telemetry_bfbs();
     let mut all = vec![
@@ -145,13 +149,11 @@ fn on_workers(workers: &[&Worker], args: &[&str], sql: &str) -> Out {
 
 #[test]
 fn three_workers_answer_as_one_process_whatever_the_cuts() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (_dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
-    let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
-    let all: Vec<&Worker> = workers.iter().collect();
+    let workers = start(3, &[]);
     for cut in ["4096", "10000", "65536"] {
-        let out = on_workers(&all, &["--bytes-per-partition", cut], &sql);
+        let out = on_workers(&workers, &["--bytes-per-partition", cut], &sql);
         out.ok();
         assert_eq!(out.stdout, expected, "cut {cut}");
     }
@@ -175,11 +177,13 @@ fn three_workers_answer_as_one_process_whatever_the_cuts() {
 
 #[test]
 fn explain_shows_stages_tasks_workers_and_byte_ranges() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
-    let workers: Vec<Worker> = (0..2).map(|_| Worker::start(&[])).collect();
-    let all: Vec<&Worker> = workers.iter().collect();
-    let out = on_workers(&all, &["--bytes-per-partition", "8192", "--explain"], &sql);
+    let (_dir, sql) = aggregate_of_captures();
+    let workers = start(2, &[]);
+    let out = on_workers(
+        &workers,
+        &["--bytes-per-partition", "8192", "--explain"],
+        &sql,
+    );
     out.ok();
     assert_contains(&out.stdout, "Stage 1");
     assert_contains(&out.stdout, "tasks:");
@@ -200,17 +204,16 @@ fn explain_shows_stages_tasks_workers_and_byte_ranges() {
 
 #[test]
 fn one_worker_runs_the_tasks_and_a_plan_too_small_to_cut_is_said() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (_dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
     let worker = Worker::start(&[]);
     // One worker: the stages still run on it, two tasks each.
-    let out = on_workers(&[&worker], &["--bytes-per-partition", "8192"], &sql);
+    let out = on_workers([&worker], &["--bytes-per-partition", "8192"], &sql);
     assert_eq!(out.ok().stdout, expected);
     worker.wait_for(" task 1/2");
 
     // Files smaller than a partition: one task per stage, on the coordinator alone; said.
-    let out = on_workers(&[&worker], &[], &sql);
+    let out = on_workers([&worker], &[], &sql);
     out.exits(0);
     assert_eq!(out.stdout, expected);
     assert_eq!(
@@ -219,18 +222,17 @@ fn one_worker_runs_the_tasks_and_a_plan_too_small_to_cut_is_said() {
          stage has more than one task (its scans are too small to cut: see \
          --bytes-per-partition)\n"
     );
-    let line = on_workers(&[&worker], &["--require-workers"], &sql).one_line_error(2);
+    let line = on_workers([&worker], &["--require-workers"], &sql).one_line_error(2);
     assert_contains(&line, "--require-workers refuses it");
-    let out = on_workers(&[&worker], &["--explain"], &sql);
+    let out = on_workers([&worker], &["--explain"], &sql);
     assert_contains(&out.ok().stdout, "runs on the coordinator alone");
 }
 
 #[test]
 fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (_dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
-    let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+    let workers = start(3, &[]);
     // Mid-query: the worker stops first (the query waits on it), then dies.
     workers[1].signal("-STOP");
     let victim = workers[1].pid;
@@ -240,9 +242,8 @@ fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
             .args(["-KILL", &victim.to_string()])
             .status();
     });
-    let all: Vec<&Worker> = workers.iter().collect();
     let started = Instant::now();
-    let out = on_workers(&all, &["--bytes-per-partition", "8192"], &sql);
+    let out = on_workers(&workers, &["--bytes-per-partition", "8192"], &sql);
     killer.join().unwrap();
     out.exits(0);
     assert_eq!(out.stdout, expected);
@@ -259,15 +260,13 @@ fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
 
 #[test]
 fn a_stopped_worker_is_given_up_within_the_keepalive_bound() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (_dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
-    let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+    let workers = start(3, &[]);
     workers[2].signal("-STOP");
-    let all: Vec<&Worker> = workers.iter().collect();
     let started = Instant::now();
     let out = on_workers(
-        &all,
+        &workers,
         &["--bytes-per-partition", "8192", "--keepalive", "1"],
         &sql,
     );
@@ -281,17 +280,15 @@ fn a_stopped_worker_is_given_up_within_the_keepalive_bound() {
 
 #[test]
 fn a_task_past_its_deadline_fails_its_worker_and_the_query_is_bounded() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
-    let workers: Vec<Worker> = (0..2).map(|_| Worker::start(&[])).collect();
+    let (_dir, sql) = aggregate_of_captures();
+    let workers = start(2, &[]);
     for worker in &workers {
         worker.signal("-STOP");
     }
-    let all: Vec<&Worker> = workers.iter().collect();
     let started = Instant::now();
     // Keepalive long, the task deadline short: the deadline gives them up.
     let out = on_workers(
-        &all,
+        &workers,
         &[
             "-q",
             "--bytes-per-partition",
@@ -315,7 +312,7 @@ fn a_task_past_its_deadline_fails_its_worker_and_the_query_is_bounded() {
     // --timeout bounds the whole query.
     let started = Instant::now();
     let line = on_workers(
-        &all,
+        &workers,
         &[
             "--bytes-per-partition",
             "8192",
@@ -333,16 +330,15 @@ fn a_task_past_its_deadline_fails_its_worker_and_the_query_is_bounded() {
 
 #[test]
 fn all_workers_gone_is_one_line_naming_each() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
-    let workers: Vec<Worker> = (0..2).map(|_| Worker::start(&[])).collect();
+    let (_dir, sql) = aggregate_of_captures();
+    let workers = start(2, &[]);
     for worker in &workers {
         worker.kill();
     }
-    let all: Vec<&Worker> = workers.iter().collect();
     let started = Instant::now();
     // -q: the notes of each worker left out are not printed, only the error.
-    let line = on_workers(&all, &["-q", "--bytes-per-partition", "8192"], &sql).one_line_error(2);
+    let line =
+        on_workers(&workers, &["-q", "--bytes-per-partition", "8192"], &sql).one_line_error(2);
     assert_contains(&line, "no worker remains: ");
     for worker in &workers {
         assert_contains(
@@ -356,13 +352,11 @@ fn all_workers_gone_is_one_line_naming_each() {
 
 #[test]
 fn attempts_run_out_before_workers_do() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
-    let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+    let (_dir, sql) = aggregate_of_captures();
+    let workers = start(3, &[]);
     workers[0].kill();
-    let all: Vec<&Worker> = workers.iter().collect();
     let line = on_workers(
-        &all,
+        &workers,
         &["--bytes-per-partition", "8192", "--max-attempts", "1"],
         &sql,
     )
@@ -378,14 +372,12 @@ fn attempts_run_out_before_workers_do() {
 /// those of one process.
 #[test]
 fn any_cut_and_any_single_failure_give_the_rows_of_one_process() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (_dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
     for (cut, victim) in [("3000", 0), ("8192", 1), ("20000", 2), ("65536", 0)] {
-        let workers: Vec<Worker> = (0..3).map(|_| Worker::start(&[])).collect();
+        let workers = start(3, &[]);
         workers[victim].kill();
-        let all: Vec<&Worker> = workers.iter().collect();
-        let out = on_workers(&all, &["--bytes-per-partition", cut], &sql);
+        let out = on_workers(&workers, &["--bytes-per-partition", cut], &sql);
         out.exits(0);
         assert_eq!(out.stdout, expected, "cut {cut}, worker {victim} gone");
     }
@@ -393,21 +385,17 @@ fn any_cut_and_any_single_failure_give_the_rows_of_one_process() {
 
 #[test]
 fn a_worker_without_the_token_runs_nothing() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
     let token = dir.file("token", b"s3cret-token\n");
     let wrong = dir.file("wrong", b"not-the-token\n");
-    let workers: Vec<Worker> = (0..2)
-        .map(|_| Worker::start(&["--token-file", &token]))
-        .collect();
+    let workers = start(2, &["--token-file", &token]);
     assert_contains(&workers[0].wait_for("listening"), "token required");
-    let all: Vec<&Worker> = workers.iter().collect();
 
     for given in [vec!["--token-file", wrong.as_str()], vec![]] {
         let mut args = vec!["-q", "--bytes-per-partition", "8192"];
         args.extend(given.iter().copied());
-        let line = on_workers(&all, &args, &sql).one_line_error(2);
+        let line = on_workers(&workers, &args, &sql).one_line_error(2);
         assert_contains(&line, "no worker remains: ");
         assert_contains(&line, "refused the request");
     }
@@ -429,7 +417,7 @@ fn a_worker_without_the_token_runs_nothing() {
 
     // The token in a file, or in the environment.
     let out = on_workers(
-        &all,
+        &workers,
         &["--bytes-per-partition", "8192", "--token-file", &token],
         &sql,
     );
@@ -485,13 +473,13 @@ fn certificates(dir: &Dir) -> (String, String, String) {
 
 #[test]
 fn tls_round_trips_and_is_never_downgraded() {
-    let dir = Dir::new();
-    let sql = aggregate(&captures(&dir));
+    let (dir, sql) = aggregate_of_captures();
     let expected = one_process(&sql);
     let (ca, cert, key) = certificates(&dir);
-    let workers: Vec<Worker> = (0..2)
-        .map(|_| Worker::start(&["--tls-cert", &cert, "--tls-key", &key, "--tls-ca", &ca]))
-        .collect();
+    let workers = start(
+        2,
+        &["--tls-cert", &cert, "--tls-key", &key, "--tls-ca", &ca],
+    );
     for worker in &workers {
         assert!(
             worker.url.starts_with("https://127.0.0.1:"),
@@ -499,16 +487,15 @@ fn tls_round_trips_and_is_never_downgraded() {
             worker.url
         );
     }
-    let all: Vec<&Worker> = workers.iter().collect();
     let out = on_workers(
-        &all,
+        &workers,
         &["--bytes-per-partition", "8192", "--tls-ca", &ca],
         &sql,
     );
     assert_eq!(out.ok().stdout, expected);
 
     // https:// without TLS configured: refused before anything is sent.
-    let line = on_workers(&all, &[], &sql).one_line_error(2);
+    let line = on_workers(&workers, &[], &sql).one_line_error(2);
     assert_contains(&line, "https:// needs TLS");
     // Plaintext to a TLS worker: an error, never a plaintext query.
     let plain: Vec<String> = workers

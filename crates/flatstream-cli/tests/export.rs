@@ -7,9 +7,9 @@
 mod common;
 mod fleet;
 use common::*;
-use datafusion::arrow::array::RecordBatch;
-use datafusion::arrow::compute::concat_batches;
 use flatstream::checksum::ChecksumKind;
+use flatstream::sql::datafusion::arrow::array::RecordBatch;
+use flatstream::sql::datafusion::arrow::compute::concat_batches;
 use fleet::fleet_batches;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::Compression;
@@ -30,15 +30,18 @@ fn read_parquet(path: &str) -> (Vec<RecordBatch>, bool) {
 
 /// Every row of the Arrow IPC file at `path`.
 fn read_arrow(path: &str) -> Vec<RecordBatch> {
-    datafusion::arrow::ipc::reader::FileReader::try_new(File::open(path).unwrap(), None)
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
+    flatstream::sql::datafusion::arrow::ipc::reader::FileReader::try_new(
+        File::open(path).unwrap(),
+        None,
+    )
+    .unwrap()
+    .collect::<Result<_, _>>()
+    .unwrap()
 }
 
 /// The rows of `batches` as JSON objects, as arrow-json writes them.
 fn json_rows(batches: &[RecordBatch]) -> Vec<Value> {
-    let mut w = datafusion::arrow::json::LineDelimitedWriter::new(Vec::new());
+    let mut w = flatstream::sql::datafusion::arrow::json::LineDelimitedWriter::new(Vec::new());
     for b in batches {
         w.write(b).unwrap();
     }

@@ -119,6 +119,7 @@
 //! | `arrow` | no | the `arrow` module: frames as Arrow record batches through a `.bfbs` schema (flatstream-arrow, arrow 59) | no |
 //! | `sql` | no | the `sql` module: a DataFusion 55 file format, SQL over files and globs, byte-range partitions (flatstream-datafusion); implies `arrow` and every checksum | no |
 //! | `distributed` | no | `sql` on datafusion-distributed: the codec coordinator and workers register | no |
+//! | `aws`, `gcp` | no | tables in Amazon S3 (`s3://`) or Google Cloud Storage (`gs://`) for `sql`: object_store's clients | no |
 //! | `unchecked` | no | `read::UncheckedReaderExt`: typed reading without verification, an `unsafe fn` for trusted data only | no |
 //!
 //! A capture on disk, read on all cores (features `mmap`, `rayon` and `xxhash64`): `MappedFile`

@@ -66,33 +66,52 @@ fn is_rust(info: &str, in_doc_comment: bool) -> bool {
     }
 }
 
-/// The visible lines of Rust code blocks that name an inner crate, as `file:line: text`.
-/// `strip` turns a source line into its doc text (`None`: not documentation).
-fn offenders(path: &Path, text: &str, strip: impl Fn(&str) -> Option<&str>) -> Vec<String> {
-    let in_doc_comment = path.extension().is_some_and(|e| e == "rs");
-    let mut found = Vec::new();
+/// The lines of `text` inside Rust code blocks, as (line index, the line, its doc text).
+/// `strip` turns a source line into its doc text (`None`: not documentation); `in_doc_comment`
+/// says whether a block without a language is Rust (it is in a doc comment, not in Markdown).
+fn rust_block_lines<'t>(
+    text: &'t str,
+    in_doc_comment: bool,
+    strip: impl Fn(&'t str) -> Option<&'t str>,
+) -> Vec<(usize, &'t str, &'t str)> {
+    let mut lines = Vec::new();
     let mut in_rust: Option<bool> = None;
     for (number, line) in text.lines().enumerate() {
         let Some(doc) = strip(line) else { continue };
-        let trimmed = doc.trim_start();
-        if let Some(info) = trimmed.strip_prefix("```") {
+        if let Some(info) = doc.trim_start().strip_prefix("```") {
             in_rust = match in_rust {
                 Some(_) => None,
                 None => Some(is_rust(info, in_doc_comment)),
             };
-            continue;
-        }
-        let hidden = trimmed == "#" || trimmed.starts_with("# ");
-        if in_rust == Some(true) && !hidden && INNER.iter().any(|c| doc.contains(c)) {
-            found.push(format!(
-                "{}:{}: {}",
-                path.display(),
-                number + 1,
-                line.trim()
-            ));
+        } else if in_rust == Some(true) {
+            lines.push((number, line, doc));
         }
     }
-    found
+    lines
+}
+
+/// `file:line: text` for a line found in `path`.
+fn place(path: &Path, number: usize, line: &str) -> String {
+    format!("{}:{}: {}", path.display(), number + 1, line.trim())
+}
+
+/// The visible lines of Rust code blocks that name an inner crate, as `file:line: text`.
+/// `strip` turns a source line into its doc text (`None`: not documentation).
+fn offenders<'t>(
+    path: &Path,
+    text: &'t str,
+    strip: impl Fn(&'t str) -> Option<&'t str>,
+) -> Vec<String> {
+    let in_doc_comment = path.extension().is_some_and(|e| e == "rs");
+    rust_block_lines(text, in_doc_comment, strip)
+        .into_iter()
+        .filter(|(_, _, doc)| {
+            let trimmed = doc.trim_start();
+            let hidden = trimmed == "#" || trimmed.starts_with("# ");
+            !hidden && INNER.iter().any(|c| doc.contains(c))
+        })
+        .map(|(number, line, _)| place(path, number, line))
+        .collect()
 }
 
 /// Whether the hidden code `code` (a doc line after its `#`) is one a pasted example does
@@ -129,36 +148,19 @@ fn hidden_plumbing(code: &str) -> bool {
 /// The hidden lines of Rust code blocks that are more than plumbing ([`hidden_plumbing`]), as
 /// `file:line: text`.
 fn hidden_definitions(path: &Path, text: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut in_rust: Option<bool> = None;
-    for (number, line) in text.lines().enumerate() {
-        let Some(doc) = doc_text(line) else { continue };
-        let trimmed = doc.trim_start();
-        if let Some(info) = trimmed.strip_prefix("```") {
-            in_rust = match in_rust {
-                Some(_) => None,
-                None => Some(is_rust(info, true)),
+    rust_block_lines(text, true, doc_text)
+        .into_iter()
+        .filter(|(_, _, doc)| {
+            let trimmed = doc.trim_start();
+            let hidden = if trimmed == "#" {
+                Some("")
+            } else {
+                trimmed.strip_prefix("# ")
             };
-            continue;
-        }
-        let hidden = if trimmed == "#" {
-            Some("")
-        } else {
-            trimmed.strip_prefix("# ")
-        };
-        if in_rust == Some(true)
-            && let Some(code) = hidden
-            && !hidden_plumbing(code)
-        {
-            found.push(format!(
-                "{}:{}: {}",
-                path.display(),
-                number + 1,
-                line.trim()
-            ));
-        }
-    }
-    found
+            hidden.is_some_and(|code| !hidden_plumbing(code))
+        })
+        .map(|(number, line, _)| place(path, number, line))
+        .collect()
 }
 
 fn doc_text(line: &str) -> Option<&str> {

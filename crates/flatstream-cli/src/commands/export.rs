@@ -8,9 +8,9 @@
 //! failed export leaves no OUT behind, and an old OUT is replaced only by a whole new one.
 
 use crate::failure::{Failure, Status};
-use crate::options::ExportArgs;
+use crate::options::sql::ExportArgs;
 #[cfg(feature = "sql")]
-use crate::options::ExportFormat;
+use crate::options::sql::ExportFormat;
 
 #[cfg(feature = "sql")]
 impl ExportFormat {
@@ -28,77 +28,7 @@ pub(crate) fn run(args: &ExportArgs) -> Result<Status, Failure> {
 /// Without the `sql` feature, `export` is there only to say so.
 #[cfg(not(feature = "sql"))]
 pub(crate) fn run(_args: &ExportArgs) -> Result<Status, Failure> {
-    Err(not_built("export"))
-}
-
-/// The failure of `command` (export, query) in a build without the `sql` feature.
-#[cfg(not(feature = "sql"))]
-pub(crate) fn not_built(command: &str) -> Failure {
-    Failure::error(format_args!(
-        "{command} needs DataFusion, which this flatstream was built without: build it with \
-         the `sql` feature, the default (`cargo install --locked --path crates/flatstream-cli` \
-         in a clone of the repository)"
-    ))
-}
-
-#[cfg(feature = "sql")]
-/// Fails (status 2) if a column of `schema` is nested: CSV has no way to write it.
-pub(crate) fn check_flat(schema: &datafusion::arrow::datatypes::SchemaRef) -> Result<(), Failure> {
-    let nested: Vec<&str> = schema
-        .fields()
-        .iter()
-        .filter(|f| f.data_type().is_nested())
-        .map(|f| f.name().as_str())
-        .collect();
-    if nested.is_empty() {
-        return Ok(());
-    }
-    Err(Failure::error(format_args!(
-        "csv cannot hold the nested {} {}: pick others with --columns, or export to jsonl, \
-         parquet or arrow",
-        if nested.len() == 1 {
-            "column"
-        } else {
-            "columns"
-        },
-        nested.join(", ")
-    )))
-}
-
-/// Standard output, noting a closed pipe: some writers (CSV) report write errors as text,
-/// and a closed pipe must still end the command quietly.
-#[cfg(feature = "sql")]
-pub(crate) struct Stdout;
-
-#[cfg(feature = "sql")]
-static STDOUT_CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-#[cfg(feature = "sql")]
-impl Stdout {
-    /// Whether a write met a closed pipe.
-    pub(crate) fn closed() -> bool {
-        STDOUT_CLOSED.load(std::sync::atomic::Ordering::Relaxed)
-    }
-
-    fn note<T>(result: std::io::Result<T>) -> std::io::Result<T> {
-        if let Err(e) = &result
-            && e.kind() == std::io::ErrorKind::BrokenPipe
-        {
-            STDOUT_CLOSED.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-        result
-    }
-}
-
-#[cfg(feature = "sql")]
-impl std::io::Write for Stdout {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        Stdout::note(std::io::stdout().write(buf))
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Stdout::note(std::io::stdout().flush())
-    }
+    Err(crate::failure::without_sql("export"))
 }
 
 #[cfg(feature = "sql")]
@@ -107,12 +37,13 @@ mod imp {
     use crate::failure::{Failure, Status, count, io_message};
     use crate::input::{Access, Input};
     use crate::progress::Progress;
+    use crate::rows::{Stdout, check_flat};
     use crate::walk::Framed;
-    use datafusion::arrow::array::RecordBatch;
-    use datafusion::arrow::datatypes::SchemaRef;
-    use datafusion::arrow::error::ArrowError;
-    use datafusion::arrow::{csv, ipc, json};
-    use flatstream_arrow::{BinarySchema, Converter, Options, Plan};
+    use flatstream::arrow::{BinarySchema, Converter, Options, Plan};
+    use flatstream::sql::datafusion::arrow::array::RecordBatch;
+    use flatstream::sql::datafusion::arrow::datatypes::SchemaRef;
+    use flatstream::sql::datafusion::arrow::error::ArrowError;
+    use flatstream::sql::datafusion::arrow::{csv, ipc, json};
     use parquet::arrow::ArrowWriter;
     use parquet::basic::{Compression, ZstdLevel};
     use parquet::errors::ParquetError;
@@ -134,7 +65,7 @@ mod imp {
         };
         let plan = plan(args)?;
         if args.to == ExportFormat::Csv {
-            super::check_flat(plan.schema())?;
+            check_flat(plan.schema())?;
         }
         // Every input is opened before OUT is created: a missing one changes nothing.
         let mut inputs = Vec::with_capacity(args.files.len());
@@ -196,7 +127,7 @@ mod imp {
     fn plan(args: &ExportArgs) -> Result<Plan, Failure> {
         let shown = args.table.schema.display();
         let schema = BinarySchema::load(&args.table.schema).map_err(|e| match e {
-            flatstream_arrow::Error::ReadSchema { .. } => Failure::error(e),
+            flatstream::arrow::Error::ReadSchema { .. } => Failure::error(e),
             e => Failure::error(format_args!("{shown}: {e}")),
         })?;
         let mut options = Options::new();
@@ -207,7 +138,7 @@ mod imp {
             || args
                 .columns
                 .iter()
-                .any(|c| c == flatstream_arrow::OFFSET_COLUMN);
+                .any(|c| c == flatstream::arrow::OFFSET_COLUMN);
         options
             .offset_column(offset)
             .skip_invalid(args.table.skip_invalid)
@@ -239,7 +170,7 @@ mod imp {
             let walked = framed
                 .walk(&mut input, &mut progress, |index, offset, payload| {
                     converter.append(offset, payload).map_err(|e| match e {
-                        flatstream_arrow::Error::InvalidFrame { table, reason, .. } => {
+                        flatstream::arrow::Error::InvalidFrame { table, reason, .. } => {
                             Failure::damaged(format_args!(
                                 "{name}: frame {index} at byte offset {offset}: not a valid \
                                  {table}: {reason}"
@@ -305,7 +236,7 @@ mod imp {
                 WriteError::Io(e) if stdout => Failure::stdout(e),
                 WriteError::Io(e) => Failure::io(output.as_deref().unwrap_or("stdout"), e),
                 // The CSV writer words the closed pipe it met as text.
-                WriteError::Other(_) if stdout && super::Stdout::closed() => {
+                WriteError::Other(_) if stdout && Stdout::closed() => {
                     Failure::stdout(io::ErrorKind::BrokenPipe.into())
                 }
                 WriteError::Other(why) => Failure::error(format_args!("cannot write: {why}")),
@@ -451,7 +382,7 @@ mod imp {
 
         fn writer(&self) -> Result<Out, Failure> {
             let out: Box<dyn Write + Send> = match self {
-                Target::Stdout => Box::new(super::Stdout),
+                Target::Stdout => Box::new(Stdout),
                 Target::File { temp, path } => {
                     let file = temp
                         .as_ref()

@@ -15,7 +15,7 @@ mod scalar;
 mod tests;
 mod value;
 
-use crate::failure::{Failure, Status, catch_quietly};
+use crate::failure::{Failure, Status};
 use crate::input::{create_output, same_file};
 use crate::options::PackArgs;
 use crate::schema::Schema;
@@ -152,13 +152,11 @@ fn pack_line<'b>(
     }
     let value = value::parse(text).map_err(|e| e.to_string())?;
     builder.reset();
-    // The builder panics, rather than failing, on a buffer past 2 GiB.
-    match catch_quietly(|| packer.message(&value, builder)) {
-        Ok(Ok(())) => Ok(Some(builder.finished_data())),
-        Ok(Err(bad)) => Err(bad.to_string()),
-        Err(panic) => {
+    match packer.message(&value, builder) {
+        Ok(()) => Ok(Some(builder.finished_data())),
+        Err(bad) => {
             builder.reset();
-            Err(format!("cannot build its message: {panic}"))
+            Err(bad.to_string())
         }
     }
 }

@@ -2,9 +2,9 @@
 //! names files and globs as tables; each is read through the binary schema given.
 
 use crate::failure::{Failure, Status};
-use crate::options::QueryArgs;
+use crate::options::sql::QueryArgs;
 #[cfg(feature = "sql")]
-use crate::options::QueryFormat;
+use crate::options::sql::QueryFormat;
 
 /// Runs `flatstream query`.
 #[cfg(feature = "sql")]
@@ -15,28 +15,20 @@ pub(crate) fn run(args: &QueryArgs) -> Result<Status, Failure> {
 /// Without the `sql` feature, `query` is there only to say so.
 #[cfg(not(feature = "sql"))]
 pub(crate) fn run(_args: &QueryArgs) -> Result<Status, Failure> {
-    Err(crate::commands::export::not_built("query"))
+    Err(crate::failure::without_sql("query"))
 }
-
-#[cfg(feature = "sql")]
-pub(crate) use imp::{failure, print};
 
 #[cfg(feature = "sql")]
 mod imp {
     use super::{QueryArgs, QueryFormat};
     use crate::failure::{Failure, Status};
-    use crate::scan_progress::ScanProgress;
-    use datafusion::arrow::array::RecordBatch;
-    use datafusion::arrow::datatypes::SchemaRef;
-    use datafusion::arrow::error::ArrowError;
-    use datafusion::arrow::util::pretty::pretty_format_batches_with_schema;
-    use datafusion::arrow::{csv, json};
-    use datafusion::error::DataFusionError;
-    use datafusion::physical_plan::{displayable, execute_stream};
-    use datafusion::prelude::SessionContext;
-    use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
-    use futures::{Stream, StreamExt};
-    use std::io::{self, BufWriter, IsTerminal, Write};
+    use crate::rows::{check_flat, failure, print};
+    use flatstream::sql::datafusion::arrow::datatypes::SchemaRef;
+    use flatstream::sql::datafusion::error::DataFusionError;
+    use flatstream::sql::datafusion::physical_plan::{displayable, execute_stream};
+    use flatstream::sql::datafusion::prelude::SessionContext;
+    use flatstream::sql::{FlatstreamOptions, SessionContextExt};
+    use std::io::{self, IsTerminal};
     use std::sync::Arc;
 
     pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
@@ -74,9 +66,9 @@ mod imp {
     /// Refuses a query with more than [`MAX_OPERATORS`] operators. The tokenizer is a loop;
     /// SQL it cannot read is left to the parser, which says why.
     fn check_operators(sql: &str) -> Result<(), Failure> {
-        use datafusion::sql::sqlparser::dialect::GenericDialect;
-        use datafusion::sql::sqlparser::keywords::Keyword;
-        use datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
+        use flatstream::sql::datafusion::sql::sqlparser::dialect::GenericDialect;
+        use flatstream::sql::datafusion::sql::sqlparser::keywords::Keyword;
+        use flatstream::sql::datafusion::sql::sqlparser::tokenizer::{Token, Tokenizer};
         let Ok(tokens) = Tokenizer::new(&GenericDialect {}, sql).tokenize() else {
             return Ok(());
         };
@@ -122,9 +114,9 @@ mod imp {
 
     /// A schema error, naming the schema file (flatstream-datafusion names it when it cannot
     /// read it).
-    fn schema_error(e: flatstream_datafusion::Error, args: &QueryArgs) -> String {
+    fn schema_error(e: flatstream::sql::Error, args: &QueryArgs) -> String {
         match e {
-            flatstream_datafusion::Error::ReadSchema { .. } => e.to_string(),
+            flatstream::sql::Error::ReadSchema { .. } => e.to_string(),
             e => format!("{}: {e}", args.table.schema.display()),
         }
     }
@@ -140,7 +132,7 @@ mod imp {
         }
         #[cfg(not(feature = "cluster"))]
         if !args.cluster.workers.is_empty() || std::env::var_os("FLATSTREAM_WORKERS").is_some() {
-            return Err(crate::commands::worker::not_built("query --workers"));
+            return Err(crate::failure::without_cluster("query --workers"));
         }
         let ctx = SessionContext::new().enable_flatstream_url_table();
         ctx.set_flatstream_options(options).map_err(usage)?;
@@ -152,7 +144,7 @@ mod imp {
         }
         let schema: SchemaRef = frame.schema().inner().clone();
         if args.format == QueryFormat::Csv {
-            crate::commands::export::check_flat(&schema)?;
+            check_flat(&schema)?;
         }
         // The bar follows the plan's scans, unless rows stream to the terminal it would use.
         let (task, plan) = (Arc::new(frame.task_ctx()), frame.create_physical_plan());
@@ -161,58 +153,6 @@ mod imp {
         let progress = crate::scan_progress::watch("querying", &plan, rows_shown);
         let stream = execute_stream(plan, task).map_err(failure)?;
         print(args.format, schema, stream, Some(progress)).await
-    }
-
-    /// Prints the rows of `stream` in `format` on stdout; `progress`, if any, is finished once
-    /// the last row is in.
-    pub(crate) async fn print(
-        format: QueryFormat,
-        schema: SchemaRef,
-        mut stream: impl Stream<Item = Result<RecordBatch, DataFusionError>> + Unpin,
-        progress: Option<ScanProgress>,
-    ) -> Result<Status, Failure> {
-        let mut out = BufWriter::with_capacity(1 << 16, crate::commands::export::Stdout);
-        match format {
-            QueryFormat::Table => {
-                // A table's columns are as wide as their widest value: every row first.
-                let mut batches = Vec::new();
-                while let Some(batch) = stream.next().await {
-                    batches.push(batch.map_err(failure)?);
-                }
-                if let Some(progress) = progress {
-                    progress.finish().await;
-                }
-                let table = pretty_format_batches_with_schema(schema, &batches)
-                    .map_err(|e| Failure::error(message_of(&e.to_string())))?;
-                writeln!(out, "{table}").map_err(Failure::stdout)?;
-            }
-            QueryFormat::Csv => {
-                let mut w = csv::WriterBuilder::new().with_header(true).build(&mut out);
-                // The header, even for no rows.
-                w.write(&RecordBatch::new_empty(schema))
-                    .map_err(write_error)?;
-                while let Some(batch) = stream.next().await {
-                    w.write(&batch.map_err(failure)?).map_err(write_error)?;
-                }
-                if let Some(progress) = progress {
-                    progress.finish().await;
-                }
-            }
-            QueryFormat::Json => {
-                let mut w = json::WriterBuilder::new()
-                    .with_explicit_nulls(true)
-                    .build::<_, json::writer::LineDelimited>(&mut out);
-                while let Some(batch) = stream.next().await {
-                    w.write(&batch.map_err(failure)?).map_err(write_error)?;
-                }
-                w.finish().map_err(write_error)?;
-                if let Some(progress) = progress {
-                    progress.finish().await;
-                }
-            }
-        }
-        out.flush().map_err(Failure::stdout)?;
-        Ok(Status::Ok)
     }
 
     /// An error of the SQL or of its plan: the user's (status 2), unless it is about the data.
@@ -224,55 +164,5 @@ mod imp {
                 .push_str(" (the column _offset is there with --offset-column)");
         }
         failure
-    }
-
-    /// An error of the query: damaged data (status 1) if it is a frame's, the command's
-    /// (status 2) otherwise. One line, without DataFusion's prefixes.
-    pub(crate) fn failure(e: DataFusionError) -> Failure {
-        let root = e.find_root();
-        if let DataFusionError::External(inner) = root
-            && let Some(error) = inner.downcast_ref::<flatstream_datafusion::Error>()
-        {
-            use flatstream_datafusion::Error as E;
-            let text = message_of(&error.to_string());
-            return match error {
-                E::Frame { .. } | E::Convert { .. } | E::Resync { .. } => Failure::damaged(text),
-                _ => Failure::error(text),
-            };
-        }
-        let mut text = match root {
-            DataFusionError::SQL(e, _) => e.to_string(),
-            DataFusionError::ArrowError(e, _) => e.to_string(),
-            other => other.message().into_owned(),
-        };
-        if text.starts_with("table '") && text.ends_with("not found") {
-            text.push_str(
-                " (a quoted path is read as a table if it exists: a file ending in .fstream \
-                 or .fs, a directory or a glob)",
-            );
-        }
-        Failure::error(message_of(&text))
-    }
-
-    fn write_error(e: ArrowError) -> Failure {
-        match e {
-            ArrowError::IoError(_, e) => Failure::stdout(e),
-            // The CSV writer words the closed pipe it met as text.
-            _ if crate::commands::export::Stdout::closed() => {
-                Failure::stdout(io::ErrorKind::BrokenPipe.into())
-            }
-            e => Failure::error(message_of(&e.to_string())),
-        }
-    }
-
-    /// A library's message as this tool writes messages: without DataFusion's backtrace, as
-    /// a clause ([`flatstream_reflect::sentence`]: one line, lowercase first letter, no
-    /// trailing period).
-    fn message_of(text: &str) -> String {
-        let text = text
-            .split(DataFusionError::BACK_TRACE_SEP)
-            .next()
-            .unwrap_or("");
-        flatstream_reflect::sentence(text)
     }
 }

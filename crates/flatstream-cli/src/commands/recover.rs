@@ -4,8 +4,8 @@
 
 use crate::commands::verify::salvage_bound;
 use crate::damage;
+use crate::damage::describe;
 use crate::detect::{self, Framing};
-use crate::failure::describe;
 use crate::failure::{Failure, Status, io_message};
 use crate::input::{Access, Input, create_output};
 use crate::options::{RecoverArgs, SalvageArgs};

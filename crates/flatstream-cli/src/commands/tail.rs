@@ -19,8 +19,8 @@
 use crate::commands::cat::{FramePrinter, load_schema};
 use crate::commands::verify::salvage_bound;
 use crate::damage;
+use crate::damage::describe;
 use crate::detect::{self, Detection, Framing};
-use crate::failure::describe;
 use crate::failure::{Failure, Status, count, io_message};
 use crate::input::{Access, Input};
 use crate::options::TailArgs;

@@ -38,6 +38,17 @@ impl Out {
         line.to_owned()
     }
 
+    /// Asserts the run stopped at damaged frame `index`, at byte `offset` of its stream: exit
+    /// status 1 and one line `flatstream: frame INDEX at byte offset OFFSET: ` that goes on
+    /// with `words`.
+    #[track_caller]
+    pub fn stops_at(&self, index: usize, offset: u64, words: &str) {
+        assert_starts_with(
+            &self.one_line_error(1),
+            &format!("flatstream: frame {index} at byte offset {offset}: {words}"),
+        );
+    }
+
     /// Asserts the run exited with `status` (whatever it printed).
     #[track_caller]
     pub fn exits(&self, status: i32) -> &Self {

@@ -15,12 +15,20 @@ use super::value::Value;
 use crate::options::BytesFormat;
 use crate::schema::Schema;
 use flatbuffers::{FlatBufferBuilder, VOffsetT, WIPOffset};
-use flatbuffers_reflection::reflection::{BaseType, Field, Object, Type};
+use flatstream_reflect::reflection::{BaseType, Field, Object, Type};
 use flatstream_reflect::{is_scalar, scalar_size};
 use std::fmt;
 
 /// Tables nested deeper than this are refused (the verifier's own default depth is 64).
 const MAX_DEPTH: usize = 64;
+
+/// The largest message a line may build, in bytes. FlatBuffers' builder cannot hold 2 GiB
+/// (it panics past that, and its buffer doubles as it grows): every write is checked against
+/// this bound before it is made, so a line too large is an error of that line.
+const MAX_MESSAGE: usize = 1 << 30;
+
+/// What a write may add beyond its bytes: alignment padding and a length prefix.
+const SLACK: usize = 16;
 
 /// Why a JSON value is not a message of the schema, and at which field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,6 +111,15 @@ enum Slot {
 }
 
 impl Slot {
+    /// Its bytes in the table.
+    fn size(&self) -> usize {
+        match self {
+            Slot::Scalar(s) => s.size(),
+            Slot::Offset(_) => 4,
+            Slot::Struct(bytes, _) => bytes.len(),
+        }
+    }
+
     fn alignment(&self) -> usize {
         match self {
             Slot::Scalar(s) => s.size(),
@@ -116,19 +133,49 @@ impl Slot {
 pub(crate) struct Packer<'s> {
     schema: &'s Schema,
     bytes: BytesFormat,
+    /// The largest message it builds ([`MAX_MESSAGE`]; smaller in tests).
+    limit: usize,
 }
 
 impl<'s> Packer<'s> {
     /// A packer for messages of `schema`'s message table, reading `[ubyte]`/`[byte]` vectors
     /// given as strings in `bytes` encoding.
     pub(crate) fn new(schema: &'s Schema, bytes: BytesFormat) -> Self {
-        Packer { schema, bytes }
+        Packer {
+            schema,
+            bytes,
+            limit: MAX_MESSAGE,
+        }
+    }
+
+    /// The same packer, building messages of at most `limit` bytes.
+    #[cfg(test)]
+    pub(crate) fn with_limit(self, limit: usize) -> Self {
+        Packer { limit, ..self }
+    }
+
+    /// Fails unless `bytes` more (and their padding) fit in the message under construction.
+    fn room(&self, b: &Builder, bytes: usize) -> Built {
+        let after = b
+            .unfinished_data()
+            .len()
+            .saturating_add(bytes)
+            .saturating_add(SLACK);
+        if after > self.limit {
+            return Err(Bad::new(format!(
+                "the message built from it would be larger than {} bytes",
+                self.limit
+            )));
+        }
+        Ok(())
     }
 
     /// Builds `value` as a message into `b` (reset) and finishes it, with the schema's
     /// file identifier if the message table is its root type.
     pub(crate) fn message(&self, value: &Value<'_>, b: &mut Builder) -> Built {
         let root = self.table(b, self.schema.root, value, 0)?;
+        // The root offset and the file identifier.
+        self.room(b, 8)?;
         b.finish(WIPOffset::<()>::new(root), self.schema.file_ident);
         Ok(())
     }
@@ -162,6 +209,10 @@ impl<'s> Packer<'s> {
                 slots.push((field.offset(), slot));
             }
         }
+        // The slots, each padded to its alignment, the table's offset to its vtable, and the
+        // vtable (two bytes a field, and two sizes).
+        let inline: usize = slots.iter().map(|(_, slot)| slot.size() + 8).sum();
+        self.room(b, inline + 4 + 2 * fields.len() + 4)?;
         // Largest first, as flatc does: the least padding between them.
         slots.sort_by_key(|(_, slot)| std::cmp::Reverse(slot.alignment()));
         let start = b.start_table();
@@ -248,7 +299,7 @@ impl<'s> Packer<'s> {
             };
         };
         Ok(Some(match base {
-            BaseType::String => Slot::Offset(string(b, value)?),
+            BaseType::String => Slot::Offset(self.string(b, value)?),
             BaseType::Vector => Slot::Offset(self.vector(b, ty, value, table.depth)?),
             BaseType::Obj => {
                 let (child, object) = self.object(ty.index())?;
@@ -330,12 +381,13 @@ impl<'s> Packer<'s> {
                 let (child, object) = self.object(member_type.index())?;
                 if object.is_struct() {
                     let (bytes, align) = self.struct_bytes(child, object, value)?;
+                    self.room(b, bytes.len())?;
                     push_struct(b, &bytes, align, None)
                 } else {
                     self.table(b, child, value, table.depth + 1)?
                 }
             }
-            BaseType::String => string(b, value)?,
+            BaseType::String => self.string(b, value)?,
             other => {
                 return Err(Bad::new(format!(
                     "union members of type {other:?} are not supported"
@@ -375,6 +427,7 @@ impl<'s> Packer<'s> {
                 BytesFormat::Base64 => from_base64(text),
                 BytesFormat::Hex => from_hex(text),
             }?;
+            self.room(b, bytes.len())?;
             return Ok(b.create_vector(&bytes).value());
         }
         let Value::Array(items) = value else {
@@ -388,6 +441,7 @@ impl<'s> Packer<'s> {
         match element {
             _ if is_scalar(element) => {
                 let size = scalar_size(element);
+                self.room(b, items.len().saturating_mul(size))?;
                 let mut bytes = vec![0; items.len() * size];
                 for (i, (item, out)) in items.iter().zip(bytes.chunks_exact_mut(size)).enumerate() {
                     scalar::read(self.schema, element, ty.index(), item)
@@ -400,9 +454,10 @@ impl<'s> Packer<'s> {
                 let mut offsets = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     offsets.push(WIPOffset::<()>::new(
-                        string(b, item).map_err(|e| e.index(i))?,
+                        self.string(b, item).map_err(|e| e.index(i))?,
                     ));
                 }
+                self.room(b, 4 * offsets.len())?;
                 Ok(b.create_vector(&offsets).value())
             }
             BaseType::Obj => {
@@ -410,6 +465,7 @@ impl<'s> Packer<'s> {
                 if object.is_struct() {
                     let size = usize::try_from(object.bytesize())
                         .map_err(|_| Bad::new("a struct of negative size"))?;
+                    self.room(b, items.len().saturating_mul(size))?;
                     let mut bytes = Vec::with_capacity(items.len() * size);
                     let mut align = 1;
                     for (i, item) in items.iter().enumerate() {
@@ -428,6 +484,7 @@ impl<'s> Packer<'s> {
                             .map_err(|e| e.index(i))?;
                         offsets.push(WIPOffset::<()>::new(at));
                     }
+                    self.room(b, 4 * offsets.len())?;
                     Ok(b.create_vector(&offsets).value())
                 }
             }
@@ -530,6 +587,18 @@ impl<'s> Packer<'s> {
         Ok(())
     }
 
+    /// Writes the string `value`; returns its offset.
+    fn string(&self, b: &mut Builder, value: &Value<'_>) -> Built<u32> {
+        match value {
+            Value::String(s) => {
+                // Its length and the NUL after it.
+                self.room(b, s.len() + 5)?;
+                Ok(b.create_string(s).value())
+            }
+            other => Err(Bad::new(expected("a string", other))),
+        }
+    }
+
     /// A struct (of object `index`) inside another, at byte `at` of `out`.
     fn inner_struct(&self, index: i32, value: &Value<'_>, out: &mut [u8], at: usize) -> Built {
         let (child, object) = self.object(index)?;
@@ -543,14 +612,6 @@ impl<'s> Packer<'s> {
 fn place(out: &mut [u8], at: usize, len: usize) -> Built<&mut [u8]> {
     out.get_mut(at..at.saturating_add(len))
         .ok_or_else(|| Bad::new("the schema puts this field past the end of its struct"))
-}
-
-/// Writes the string `value`; returns its offset.
-fn string(b: &mut Builder, value: &Value<'_>) -> Built<u32> {
-    match value {
-        Value::String(s) => Ok(b.create_string(s).value()),
-        other => Err(Bad::new(expected("a string", other))),
-    }
 }
 
 #[cfg(test)]

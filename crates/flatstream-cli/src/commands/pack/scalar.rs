@@ -3,7 +3,7 @@
 
 use super::value::Value;
 use crate::schema::Schema;
-use flatbuffers_reflection::reflection::BaseType;
+use flatstream_reflect::reflection::BaseType;
 
 /// A scalar of one of FlatBuffers' types: flatstream-reflect's, which reads them too.
 pub(super) use flatstream_reflect::Scalar;

@@ -16,7 +16,7 @@ use crate::json::Printer;
 use crate::options::BytesFormat;
 use crate::schema::Schema;
 use flatbuffers::{FlatBufferBuilder, WIPOffset};
-use flatbuffers_reflection::reflection::{
+use flatstream_reflect::reflection::{
     self, BaseType, Field, FieldArgs, Object, ObjectArgs, SchemaArgs, Type, TypeArgs,
 };
 
@@ -225,4 +225,35 @@ fn struct_shapes_are_checked() {
     ] {
         assert_eq!(round_trip(&schema, line).unwrap_err(), error, "{line}");
     }
+}
+
+/// A message over the packer's bound is an error of its line, found before the write that
+/// would cross it (FlatBuffers' builder panics past 2 GiB); the bound is on what is built, so
+/// the same line fits a larger one.
+#[test]
+fn a_message_over_the_bound_is_refused_before_it_is_written() {
+    let schema = load();
+    let os = vec![OUTER; 40].join(",");
+    let line = format!(r#"{{"os":[{os}],"n":1}}"#);
+    let value = value::parse(&line).unwrap();
+    let mut b = FlatBufferBuilder::new();
+    let whole = Packer::new(&schema, BytesFormat::Base64);
+    whole.message(&value, &mut b).unwrap();
+    let size = b.finished_data().len();
+    assert!(size > 40 * 56, "{size}");
+
+    for limit in [64, 1024, size - 1] {
+        let small = Packer::new(&schema, BytesFormat::Base64).with_limit(limit);
+        b.reset();
+        let error = small.message(&value, &mut b).unwrap_err().to_string();
+        assert!(
+            error.ends_with(&format!("would be larger than {limit} bytes")),
+            "{limit}: {error}"
+        );
+        assert!(b.unfinished_data().len() <= limit, "{limit}");
+    }
+    let roomy = Packer::new(&schema, BytesFormat::Base64).with_limit(size + 64);
+    b.reset();
+    roomy.message(&value, &mut b).unwrap();
+    assert_eq!(b.finished_data().len(), size);
 }

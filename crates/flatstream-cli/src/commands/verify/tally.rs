@@ -3,7 +3,7 @@
 
 use crate::damage;
 
-use crate::failure::describe;
+use crate::damage::describe;
 use crate::schema::Verifier;
 use flatstream::Error;
 use serde::Serialize;

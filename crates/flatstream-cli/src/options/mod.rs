@@ -9,6 +9,9 @@ use flatstream::checksum::ChecksumKind;
 use flatstream::framing::DEFAULT_MAX_FRAME_LEN;
 use std::path::PathBuf;
 
+pub(crate) mod sql;
+use sql::{EXPORT_HELP, ExportArgs, QUERY_HELP, QueryArgs, WORKER_HELP, WorkerArgs};
+
 const EXIT_STATUS: &str = "\
 Conventions, for every command:
   FILE...         inspect, verify and cat take several files (- for standard input) and report
@@ -117,8 +120,8 @@ pub(crate) enum Command {
     #[command(after_help = QUERY_HELP)]
     Query(QueryArgs),
     /// Serve the tasks of `query --workers`: SQL over streams on a cluster.
-    #[command(after_help = crate::commands::worker::WORKER_HELP)]
-    Worker(crate::commands::worker::WorkerArgs),
+    #[command(after_help = WORKER_HELP)]
+    Worker(WorkerArgs),
 }
 
 /// The input's framing and the bound on frames (every command that reads a stream).
@@ -632,141 +635,4 @@ mod tests {
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
     }
-}
-
-/// What `export` writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ExportFormat {
-    /// Parquet, zstd-compressed (a binary file: -o OUT).
-    Parquet,
-    /// An Arrow IPC file, uncompressed (a binary file: -o OUT).
-    #[value(alias = "ipc")]
-    Arrow,
-    /// CSV with a header line; nested columns cannot be written (pick columns with --columns).
-    Csv,
-    /// One JSON object per row and per line.
-    #[value(alias = "json")]
-    Jsonl,
-}
-
-pub(crate) const EXPORT_HELP: &str = "\
-Reads the frames of each FILE in turn (- for standard input), verifies each message against
-the schema, converts it to a row (columns as flatstream-arrow names them: one per field of the
-message table, nested tables and structs as struct columns, vectors as lists, enums by name,
-unions as a struct of their type and members) and writes the rows of all FILEs, in order, to
-OUT as one table:
-
-  parquet  Parquet, zstd-compressed, the Arrow schema kept in its metadata
-  arrow    an Arrow IPC file (Feather v2)
-  csv      CSV with a header line (top-level columns of scalars, strings and bytes only)
-  jsonl    one JSON object per row and per line
-
-  flatstream export demo.fstream -s telemetry.bfbs --to parquet -o demo.parquet
-  flatstream export demo.fstream -s telemetry.bfbs --to csv --columns device_id,value
-
-OUT is written under a temporary name in its directory and renamed when the export is
-complete: a failed export leaves no OUT (and an old OUT as it was). parquet and arrow need -o
-OUT (- writes to stdout, which must not be a terminal); csv and jsonl write to stdout by
-default, where the rows before a failure stay printed.
-
-Without --checksum, each FILE's framing is detected from its leading frames. A frame that does
-not verify (checksum, bound, torn tail) or a message the schema rejects stops the export with
-one line naming the file, the frame's index and its byte offset; --skip-invalid skips messages
-the schema rejects (not damaged frames: run flatstream salvage first) and counts them on stderr.
-A message is verified as far as it is exported: its table and the exported fields (with
---columns, only those; --verify-unread verifies every field).
-
-Exit status:
-  0  every frame was exported
-  1  a frame does not verify or is not a message of the schema: nothing is written to an OUT
-     file (stdout holds the rows before it)
-  2  the command could not do its job (missing file, unreadable schema, unknown root type or
-     column, nested columns for csv, a framing that cannot be told, a failed write)";
-
-#[derive(Debug, Args)]
-pub(crate) struct ExportArgs {
-    /// The streams to export, one after the other into one table (- for standard input).
-    #[arg(value_name = "FILE", required = true)]
-    pub(crate) files: Vec<String>,
-    /// The format to write: parquet, arrow, csv or jsonl.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub(crate) to: ExportFormat,
-    /// Where to write (- for stdout): required for parquet and arrow; csv and jsonl write to
-    /// stdout by default.
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) output: Option<String>,
-    #[command(flatten)]
-    pub(crate) table: TableArgs,
-    /// Only these columns, in this order: top-level field names, comma-separated
-    /// (`_offset` is each frame's byte offset in its stream).
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
-    pub(crate) columns: Vec<String>,
-    /// Add the column `_offset`, each frame's byte offset in its stream, last.
-    #[arg(long)]
-    pub(crate) offset_column: bool,
-    #[command(flatten)]
-    pub(crate) framing: FramingArgs,
-}
-
-/// How `query` prints its rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum QueryFormat {
-    /// A table with a header, for people.
-    Table,
-    /// CSV with a header line.
-    Csv,
-    /// One JSON object per row and per line (JSON lines).
-    Json,
-}
-
-pub(crate) const QUERY_HELP: &str = "\
-Runs one SQL statement (DataFusion's dialect) and prints its rows. A table is a quoted path: a
-file, a directory (every file in it) or a glob, each file a stream of frames read through
---schema, one column per field of the message table (as export names them):
-
-  flatstream query -s telemetry.bfbs \"SELECT device_id, count(*), avg(value) FROM 'logs/*.fstream' GROUP BY device_id ORDER BY device_id\"
-  flatstream query -s telemetry.bfbs --format json \"SELECT * FROM 'demo.fstream' WHERE value > 90 LIMIT 5\"
-
-Without --checksum, each file's framing is detected from its leading frames. Every message is
-verified against the schema before it is read: its table, and the fields the query reads (with
---verify-unread, every field). A frame that does not verify or a message the schema rejects
-stops the query, and its error names the file and the frame's byte offset.
-
-With --workers (or FLATSTREAM_WORKERS), the query runs on `flatstream worker`s: each file is
-cut into byte ranges (--bytes-per-partition), and each worker reads its ranges itself, from
-the same paths (relative paths are made absolute here). The rows are printed once the query
-has ended. A worker that fails (killed, stopped: no answer to keepalive pings within twice
---keepalive, a task past --task-timeout, a refused connection) is left out, and the whole
-query runs again on the workers that remain, up to --max-attempts: a query only reads, and
-each attempt reads every frame of every range once, so a retry neither repeats nor loses a
-row; its cost is the time of the attempts that failed. The error names each failed worker and
-why. A plan with no stage of more than one task (files smaller than --bytes-per-partition)
-runs on the coordinator alone: that is said on stderr (--require-workers refuses it); a single
-worker gets two tasks per stage. --explain prints the stages, their tasks, and each
-task's worker and byte ranges.
-
-Exit status:
-  0  the query ran and its rows were printed
-  1  a frame does not verify or is not a message of the schema
-  2  the command could not do its job: SQL that does not parse or plan (an unknown column, a
-     missing file), an unreadable schema, unknown root type, a framing that cannot be told";
-
-#[derive(Debug, Args)]
-pub(crate) struct QueryArgs {
-    /// The SQL statement; its tables are quoted paths or globs of streams.
-    #[arg(value_name = "SQL")]
-    pub(crate) sql: String,
-    #[command(flatten)]
-    pub(crate) table: TableArgs,
-    #[command(flatten)]
-    pub(crate) framing: FramingArgs,
-    /// How to print the rows: table, csv or json (one object per line).
-    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
-    pub(crate) format: QueryFormat,
-    /// Give every table the column `_offset`, each row's frame offset in its file, last
-    /// (`SELECT _offset, value FROM 'demo.fstream' WHERE value > 99`).
-    #[arg(long)]
-    pub(crate) offset_column: bool,
-    #[command(flatten)]
-    pub(crate) cluster: crate::cluster::QueryClusterArgs,
 }
