@@ -45,6 +45,18 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The source files of the crates in [`SHOWN`].
+fn shown_sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for krate in SHOWN {
+        rust_files(
+            &workspace().join("crates").join(krate).join("src"),
+            &mut files,
+        );
+    }
+    files
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).expect("a source folder") {
         let path = entry.expect("a folder entry").path();
@@ -66,33 +78,54 @@ fn is_rust(info: &str, in_doc_comment: bool) -> bool {
     }
 }
 
-/// The visible lines of Rust code blocks that name an inner crate, as `file:line: text`.
-/// `strip` turns a source line into its doc text (`None`: not documentation).
-fn offenders(path: &Path, text: &str, strip: impl Fn(&str) -> Option<&str>) -> Vec<String> {
+/// The lines of Rust code blocks in `text`, each as `(line number, source line, doc text)`.
+/// `strip` turns a source line into its doc text (`None`: not documentation); a fence opens or
+/// closes a block, and a block is Rust by its info string ([`is_rust`]).
+fn rust_block_lines<'t>(
+    path: &Path,
+    text: &'t str,
+    strip: impl Fn(&'t str) -> Option<&'t str>,
+) -> Vec<(usize, &'t str, &'t str)> {
     let in_doc_comment = path.extension().is_some_and(|e| e == "rs");
-    let mut found = Vec::new();
+    let mut lines = Vec::new();
     let mut in_rust: Option<bool> = None;
     for (number, line) in text.lines().enumerate() {
         let Some(doc) = strip(line) else { continue };
-        let trimmed = doc.trim_start();
-        if let Some(info) = trimmed.strip_prefix("```") {
+        if let Some(info) = doc.trim_start().strip_prefix("```") {
             in_rust = match in_rust {
                 Some(_) => None,
                 None => Some(is_rust(info, in_doc_comment)),
             };
             continue;
         }
-        let hidden = trimmed == "#" || trimmed.starts_with("# ");
-        if in_rust == Some(true) && !hidden && INNER.iter().any(|c| doc.contains(c)) {
-            found.push(format!(
-                "{}:{}: {}",
-                path.display(),
-                number + 1,
-                line.trim()
-            ));
+        if in_rust == Some(true) {
+            lines.push((number + 1, line, doc));
         }
     }
-    found
+    lines
+}
+
+/// A line found, as `file:line: text`.
+fn place(path: &Path, number: usize, line: &str) -> String {
+    format!("{}:{}: {}", path.display(), number, line.trim())
+}
+
+/// The visible lines of Rust code blocks that name an inner crate, as `file:line: text`.
+/// `strip` turns a source line into its doc text (`None`: not documentation).
+fn offenders<'t>(
+    path: &Path,
+    text: &'t str,
+    strip: impl Fn(&'t str) -> Option<&'t str>,
+) -> Vec<String> {
+    rust_block_lines(path, text, strip)
+        .into_iter()
+        .filter(|(_, _, doc)| {
+            let trimmed = doc.trim_start();
+            let hidden = trimmed == "#" || trimmed.starts_with("# ");
+            !hidden && INNER.iter().any(|c| doc.contains(c))
+        })
+        .map(|(number, line, _)| place(path, number, line))
+        .collect()
 }
 
 /// Whether the hidden code `code` (a doc line after its `#`) is one a pasted example does
@@ -129,36 +162,19 @@ fn hidden_plumbing(code: &str) -> bool {
 /// The hidden lines of Rust code blocks that are more than plumbing ([`hidden_plumbing`]), as
 /// `file:line: text`.
 fn hidden_definitions(path: &Path, text: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut in_rust: Option<bool> = None;
-    for (number, line) in text.lines().enumerate() {
-        let Some(doc) = doc_text(line) else { continue };
-        let trimmed = doc.trim_start();
-        if let Some(info) = trimmed.strip_prefix("```") {
-            in_rust = match in_rust {
-                Some(_) => None,
-                None => Some(is_rust(info, true)),
+    rust_block_lines(path, text, doc_text)
+        .into_iter()
+        .filter(|(_, _, doc)| {
+            let trimmed = doc.trim_start();
+            let hidden = if trimmed == "#" {
+                Some("")
+            } else {
+                trimmed.strip_prefix("# ")
             };
-            continue;
-        }
-        let hidden = if trimmed == "#" {
-            Some("")
-        } else {
-            trimmed.strip_prefix("# ")
-        };
-        if in_rust == Some(true)
-            && let Some(code) = hidden
-            && !hidden_plumbing(code)
-        {
-            found.push(format!(
-                "{}:{}: {}",
-                path.display(),
-                number + 1,
-                line.trim()
-            ));
-        }
-    }
-    found
+            hidden.is_some_and(|code| !hidden_plumbing(code))
+        })
+        .map(|(number, line, _)| place(path, number, line))
+        .collect()
 }
 
 fn doc_text(line: &str) -> Option<&str> {
@@ -170,13 +186,7 @@ fn doc_text(line: &str) -> Option<&str> {
 
 #[test]
 fn no_doc_example_of_a_shown_crate_names_an_inner_crate() {
-    let mut files = Vec::new();
-    for krate in SHOWN {
-        rust_files(
-            &workspace().join("crates").join(krate).join("src"),
-            &mut files,
-        );
-    }
+    let files = shown_sources();
     assert!(files.len() > 40, "found only {} source files", files.len());
     let found: Vec<String> = files
         .iter()
@@ -196,13 +206,7 @@ fn no_doc_example_of_a_shown_crate_names_an_inner_crate() {
 /// nothing it needs is defined in hidden lines (issue 35).
 #[test]
 fn no_doc_example_of_a_shown_crate_hides_a_definition() {
-    let mut files = Vec::new();
-    for krate in SHOWN {
-        rust_files(
-            &workspace().join("crates").join(krate).join("src"),
-            &mut files,
-        );
-    }
+    let files = shown_sources();
     let found: Vec<String> = files
         .iter()
         .flat_map(|path| {
