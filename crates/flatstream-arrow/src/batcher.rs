@@ -1,7 +1,11 @@
-//! [`Batcher`]: the end of a stream of batches, decided once.
+//! [`Batcher`]: the end of a stream of batches, decided once; and [`Plan::convert`]'s
+//! [`Batches`], the loop that drives one over an iterator of frames.
+//!
+//! The plan and its converter know nothing of batching: this module takes them from
+//! `plan.rs`, and `Plan::convert` is written here, beside the iterator it returns.
 
-use crate::error::Error;
-use crate::plan::Converter;
+use crate::error::{Error, Result};
+use crate::plan::{Converter, Plan};
 use arrow_array::RecordBatch;
 
 /// A [`Converter`] and the rule that ends a stream of its batches: an error met after some
@@ -119,5 +123,72 @@ impl<E> Batcher<E> {
             return Some(self.converter.finish().map_err(finish));
         }
         self.failed.take().map(Err)
+    }
+}
+
+impl Plan {
+    /// Converts `frames`, each a payload with its frame's offset, into batches of
+    /// [`batch_size`](Self::batch_size) rows. See [`Batches`].
+    pub fn convert<'a, I, E>(&self, frames: I) -> Batches<I>
+    where
+        I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
+        E: Into<Error>,
+    {
+        Batches {
+            batcher: Batcher::new(self.converter()),
+            frames,
+        }
+    }
+}
+
+/// Batches of converted frames: [`Plan::convert`]'s iterator.
+///
+/// Each item is a batch of [`Plan::batch_size`] rows, the last one shorter. An error (of the
+/// frames, or [`Error::InvalidFrame`]) ends the iteration, after a batch of the rows before it,
+/// so that none is lost: the rule of a [`Batcher`].
+#[derive(Debug)]
+pub struct Batches<I> {
+    batcher: Batcher<Error>,
+    frames: I,
+}
+
+impl<I> Batches<I> {
+    /// The frames skipped as invalid so far (with
+    /// [`Options::skip_invalid`](crate::Options::skip_invalid)).
+    pub fn skipped(&self) -> u64 {
+        self.batcher.converter().skipped()
+    }
+}
+
+impl<'a, I, E> Iterator for Batches<I>
+where
+    I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
+    E: Into<Error>,
+{
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.batcher.is_done() {
+            let size = self.batcher.converter().plan().batch_size();
+            while self.batcher.converter().len() < size {
+                match self.frames.next() {
+                    None => {
+                        self.batcher.end();
+                        break;
+                    }
+                    Some(Ok((offset, payload))) => {
+                        if let Err(e) = self.batcher.converter_mut().append(offset, payload) {
+                            self.batcher.fail(e);
+                            break;
+                        }
+                    }
+                    Some(Err(e)) => {
+                        self.batcher.fail(e.into());
+                        break;
+                    }
+                }
+            }
+        }
+        self.batcher.next_batch(|e| e)
     }
 }

@@ -116,10 +116,10 @@ mod plan;
 mod schema;
 mod verified;
 
-pub use batcher::Batcher;
+pub use batcher::{Batcher, Batches};
 pub use error::{Error, Result};
 pub use options::{Enums, Options};
-pub use plan::{Batches, Converter, MAX_TYPES, OFFSET_COLUMN, Plan};
+pub use plan::{Converter, MAX_TYPES, OFFSET_COLUMN, Plan};
 pub use schema::BinarySchema;
 
 /// The arrow-array crate (arrow 59, the version DataFusion 55 uses): [`RecordBatch`](arrow_array::RecordBatch)

@@ -1,6 +1,7 @@
-//! [`Plan`], [`Converter`] and [`Batches`]: frames in, record batches out.
+//! [`Plan`] and [`Converter`]: a schema compiled once, and frames appended to its projected
+//! columns. [`Plan::convert`] and its iterator, [`Batches`](crate::Batches), are in
+//! `batcher.rs`, beside the rule that ends a stream of batches.
 
-use crate::batcher::Batcher;
 use crate::column::{Slot, TableCol};
 use crate::compile::{self, Compiler};
 use crate::error::{Error, Result};
@@ -232,19 +233,6 @@ impl Plan {
             poisoned: None,
         }
     }
-
-    /// Converts `frames`, each a payload with its frame's offset, into batches of
-    /// [`batch_size`](Self::batch_size) rows. See [`Batches`].
-    pub fn convert<'a, I, E>(&self, frames: I) -> Batches<I>
-    where
-        I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
-        E: Into<Error>,
-    {
-        Batches {
-            batcher: Batcher::new(self.converter()),
-            frames,
-        }
-    }
 }
 
 impl Inner {
@@ -400,55 +388,4 @@ impl Converter {
 
 fn empty() -> ArrayRef {
     Arc::new(arrow_array::NullArray::new(0))
-}
-
-/// Batches of converted frames: [`Plan::convert`]'s iterator.
-///
-/// Each item is a batch of [`Plan::batch_size`] rows, the last one shorter. An error (of the
-/// frames, or [`Error::InvalidFrame`]) ends the iteration, after a batch of the rows before it,
-/// so that none is lost: the rule of a [`Batcher`].
-#[derive(Debug)]
-pub struct Batches<I> {
-    batcher: Batcher<Error>,
-    frames: I,
-}
-
-impl<I> Batches<I> {
-    /// The frames skipped as invalid so far (with [`Options::skip_invalid`]).
-    pub fn skipped(&self) -> u64 {
-        self.batcher.converter().skipped()
-    }
-}
-
-impl<'a, I, E> Iterator for Batches<I>
-where
-    I: Iterator<Item = std::result::Result<(u64, &'a [u8]), E>>,
-    E: Into<Error>,
-{
-    type Item = Result<RecordBatch>;
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if !self.batcher.is_done() {
-            let size = self.batcher.converter().plan().batch_size();
-            while self.batcher.converter().len() < size {
-                match self.frames.next() {
-                    None => {
-                        self.batcher.end();
-                        break;
-                    }
-                    Some(Ok((offset, payload))) => {
-                        if let Err(e) = self.batcher.converter_mut().append(offset, payload) {
-                            self.batcher.fail(e);
-                            break;
-                        }
-                    }
-                    Some(Err(e)) => {
-                        self.batcher.fail(e.into());
-                        break;
-                    }
-                }
-            }
-        }
-        self.batcher.next_batch(|e| e)
-    }
 }

@@ -59,14 +59,15 @@ pub use datafusion_distributed;
 
 mod cluster;
 mod explain;
+mod failure;
 mod stores;
 mod worker;
 
 pub use cluster::{
-    ClusterChannels, ClusterConfig, ClusterError, TlsFiles, WorkerFailure, WorkerList,
-    failed_workers, route_tasks, task_worker,
+    ClusterChannels, ClusterConfig, ClusterError, TlsFiles, WorkerList, route_tasks, task_worker,
 };
 pub use explain::{explain, runs_on_workers};
+pub use failure::{WorkerFailure, failed_workers};
 pub use stores::CloudStores;
 pub use worker::{TaskReport, WorkerEvent, WorkerEvents};
 

@@ -8,7 +8,10 @@ use super::*;
 use flatstream_core::frame::DEFAULT_MAX_FRAME_LEN;
 use flatstream_core::{DefaultDeframer, Error as FrameError};
 use flatstream_test_support::alloc::{CountingAlloc, assert_installed, measure_exact};
-use flatstream_test_support::contract::{Checked, Input, LOOP_LIMIT, Opened, Reading};
+use flatstream_test_support::contract::{
+    Checked, HOSTILE_BOUND, HOSTILE_LENGTHS, Input, LOOP_LIMIT, Opened, Reading,
+    hostile_length_input,
+};
 use futures::executor::block_on;
 
 // The hostile-length points measure what the reader allocates.
@@ -94,21 +97,11 @@ flatstream_test_support::readings_contract!(readings());
 #[test]
 fn hostile_lengths_allocate_what_is_present_not_what_is_claimed() {
     assert_installed();
-    let bound: u32 = 1 << 20;
+    let bound = HOSTILE_BOUND;
     for sizes in [SMALL, LARGE] {
-        for (claim, received) in [
-            (u32::MAX, 0usize),
-            (u32::MAX, 1000),
-            (bound + 1, 10),
-            (bound, 0),
-            (bound, 10),
-            (bound, 1000),
-            (bound, 5000),
-        ] {
+        for (claim, received) in HOSTILE_LENGTHS {
             let what = format!("claim {claim}, {received} bytes, reads of {}", sizes.chunk);
-            let mut bytes = claim.to_le_bytes().to_vec();
-            bytes.extend(std::iter::repeat_n(0x5A, received));
-            let input = Input::new(bytes).with_max_frame_len(Some(bound as usize));
+            let input = hostile_length_input(claim, received);
             let (items, stats) = measure_exact(|| read_whole(&input, DefaultDeframer, sizes));
             let present = 4 + received as u64;
             // The input's copy, the first read's buffer and the buffer grown to what came, each

@@ -1,6 +1,6 @@
 //! The errors of flatbuffers' verifier, and other libraries' messages, as clauses of ours.
 
-use crate::verify::{MAX_DEPTH, MAX_TABLES};
+use crate::limits::{MAX_DEPTH, MAX_TABLES};
 use flatbuffers::{ErrorTraceDetail, InvalidFlatbuffer};
 
 /// What a verifier's error says, one clause, and the byte of the innermost field it names.

@@ -73,7 +73,9 @@
 mod check;
 mod error;
 mod explain;
+mod limits;
 pub mod read;
+mod reroot;
 mod scalar;
 mod schema;
 mod verify;
@@ -81,12 +83,13 @@ mod verify;
 pub use check::{MAX_NESTING, recursive_tables, unfolded_size};
 pub use error::{Error, Result};
 pub use explain::{explain, sentence};
+pub use limits::{BUDGET_FLOOR, BUDGET_PER_BYTE, MAX_DEPTH, MAX_TABLES, budget};
+pub use reroot::reroot;
 pub use scalar::{Scalar, ScalarType};
 pub use schema::{
-    check, file_identifier, find_table, index_of, is_scalar, parse, reroot, root_table,
-    scalar_size, tables,
+    check, file_identifier, find_table, index_of, is_scalar, parse, root_table, scalar_size, tables,
 };
-pub use verify::{BUDGET_FLOOR, BUDGET_PER_BYTE, MAX_DEPTH, MAX_TABLES, Verifier, budget};
+pub use verify::Verifier;
 
 /// The `flatbuffers-reflection` schema types this crate reads, re-exported so that callers
 /// name the same version.

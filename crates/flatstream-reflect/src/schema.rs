@@ -1,13 +1,9 @@
-//! Reading a binary schema: checking it, finding a table in it, and copying it with another
-//! root table.
+//! Reading a binary schema: checking it and finding a table in it. A copy with another root
+//! table is [`reroot`](crate::reroot)'s, in `reroot.rs`.
 
 use crate::error::{Error, Result};
 use crate::explain::sentence;
-use flatbuffers::{FlatBufferBuilder, WIPOffset};
-use flatbuffers_reflection::reflection::{
-    self, BaseType, Enum, EnumArgs, EnumVal, EnumValArgs, Field, FieldArgs, KeyValue, KeyValueArgs,
-    Object, ObjectArgs, SchemaArgs, Type, TypeArgs,
-};
+use flatbuffers_reflection::reflection::{self, BaseType, Type};
 
 /// Reads and checks a binary schema (`flatc -b --schema x.fbs` writes `x.bfbs`): its
 /// identifier, its structure (FlatBuffers verification of the schema itself), and its type
@@ -203,152 +199,13 @@ pub fn scalar_size(base: BaseType) -> usize {
     }
 }
 
-/// A copy of `schema` whose root table is object `root`: the objects and enums as they are
-/// (names, fields, types, offsets, defaults, enum values and attributes), documentation and
-/// services left out. The verifier of `flatbuffers-reflection` checks a buffer against a
-/// schema's `root_type` only: give it this copy to verify buffers of another table.
-///
-/// # Panics
-///
-/// If `root` is not an index of `schema.objects()` (take it from [`root_table`]).
-pub fn reroot(schema: &reflection::Schema<'_>, root: usize) -> Vec<u8> {
-    let mut b = FlatBufferBuilder::new();
-    let ty = |b: &mut FlatBufferBuilder<'static>, t: Type<'_>| {
-        Type::create(
-            b,
-            &TypeArgs {
-                base_type: t.base_type(),
-                element: t.element(),
-                index: t.index(),
-                fixed_length: t.fixed_length(),
-                base_size: t.base_size(),
-                element_size: t.element_size(),
-            },
-        )
-    };
-    let attributes =
-        |b: &mut FlatBufferBuilder<'static>,
-         kv: Option<flatbuffers::Vector<'_, flatbuffers::ForwardsUOffset<KeyValue<'_>>>>| {
-            let kv = kv?;
-            let items: Vec<WIPOffset<KeyValue<'_>>> = kv
-                .iter()
-                .map(|kv| {
-                    let key = b.create_string(kv.key());
-                    let value = kv.value().map(|v| b.create_string(v));
-                    KeyValue::create(
-                        b,
-                        &KeyValueArgs {
-                            key: Some(key),
-                            value,
-                        },
-                    )
-                })
-                .collect();
-            Some(b.create_vector(&items))
-        };
-    let mut objects: Vec<WIPOffset<Object<'_>>> = Vec::new();
-    for object in schema.objects() {
-        let mut fields = Vec::new();
-        for f in object.fields() {
-            let name = b.create_string(f.name());
-            let type_ = ty(&mut b, f.type_());
-            let attributes = attributes(&mut b, f.attributes());
-            fields.push(Field::create(
-                &mut b,
-                &FieldArgs {
-                    name: Some(name),
-                    type_: Some(type_),
-                    id: f.id(),
-                    offset: f.offset(),
-                    default_integer: f.default_integer(),
-                    default_real: f.default_real(),
-                    deprecated: f.deprecated(),
-                    required: f.required(),
-                    key: f.key(),
-                    attributes,
-                    documentation: None,
-                    optional: f.optional(),
-                    padding: f.padding(),
-                    offset64: f.offset64(),
-                },
-            ));
-        }
-        let fields = b.create_vector(&fields);
-        let name = b.create_string(object.name());
-        let attributes = attributes(&mut b, object.attributes());
-        objects.push(Object::create(
-            &mut b,
-            &ObjectArgs {
-                name: Some(name),
-                fields: Some(fields),
-                is_struct: object.is_struct(),
-                minalign: object.minalign(),
-                bytesize: object.bytesize(),
-                attributes,
-                documentation: None,
-                declaration_file: None,
-            },
-        ));
-    }
-    let mut enums: Vec<WIPOffset<Enum<'_>>> = Vec::new();
-    for e in schema.enums() {
-        let mut values = Vec::new();
-        for v in e.values() {
-            let name = b.create_string(v.name());
-            let union_type = v.union_type().map(|t| ty(&mut b, t));
-            values.push(EnumVal::create(
-                &mut b,
-                &EnumValArgs {
-                    name: Some(name),
-                    value: v.value(),
-                    union_type,
-                    documentation: None,
-                    attributes: None,
-                },
-            ));
-        }
-        let values = b.create_vector(&values);
-        let name = b.create_string(e.name());
-        let underlying_type = ty(&mut b, e.underlying_type());
-        let attributes = attributes(&mut b, e.attributes());
-        enums.push(Enum::create(
-            &mut b,
-            &EnumArgs {
-                name: Some(name),
-                values: Some(values),
-                is_union: e.is_union(),
-                underlying_type: Some(underlying_type),
-                attributes,
-                documentation: None,
-                declaration_file: None,
-            },
-        ));
-    }
-    let root_table = objects[root];
-    let objects = b.create_vector(&objects);
-    let enums = b.create_vector(&enums);
-    let file_ident = schema.file_ident().map(|s| b.create_string(s));
-    let file_ext = schema.file_ext().map(|s| b.create_string(s));
-    let copy = reflection::Schema::create(
-        &mut b,
-        &SchemaArgs {
-            objects: Some(objects),
-            enums: Some(enums),
-            file_ident,
-            file_ext,
-            root_table: Some(root_table),
-            services: None,
-            advanced_features: schema.advanced_features(),
-            fbs_files: None,
-        },
-    );
-    b.finish(copy, Some("BFBS"));
-    b.finished_data().to_vec()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use flatbuffers::{FlatBufferBuilder, WIPOffset};
+    use flatbuffers_reflection::reflection::{
+        Enum, Field, FieldArgs, Object, ObjectArgs, SchemaArgs, TypeArgs,
+    };
 
     const FLEET: &[u8] = include_bytes!("../../../examples/fleet.bfbs");
 
@@ -523,68 +380,18 @@ mod tests {
     }
 
     #[test]
-    fn a_rerooted_copy_keeps_every_object_and_enum() {
-        let schema = parse(FLEET).unwrap();
-        let sensor = root_table(&schema, Some("fleet.Sensor")).unwrap();
-        let bytes = reroot(&schema, sensor);
-        let copy = parse(&bytes).unwrap();
-        assert_eq!(copy.root_table().map(|t| t.name()), Some("fleet.Sensor"));
-        assert_eq!(copy.file_ident(), schema.file_ident());
-        let objects = |s: &reflection::Schema<'_>| {
-            s.objects()
-                .iter()
-                .map(|o| {
-                    let fields: Vec<_> = o
-                        .fields()
-                        .iter()
-                        .map(|f| {
-                            (
-                                f.name().to_owned(),
-                                f.offset(),
-                                f.type_().base_type(),
-                                f.type_().index(),
-                            )
-                        })
-                        .collect();
-                    (o.name().to_owned(), o.is_struct(), o.bytesize(), fields)
-                })
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(objects(&copy), objects(&schema));
-        let enums = |s: &reflection::Schema<'_>| {
-            s.enums()
-                .iter()
-                .map(|e| {
-                    let values: Vec<_> = e
-                        .values()
-                        .iter()
-                        .map(|v| (v.name().to_owned(), v.value()))
-                        .collect();
-                    (e.name().to_owned(), e.is_union(), values)
-                })
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(enums(&copy), enums(&schema));
-    }
-
-    #[test]
     fn scalars_and_their_sizes() {
-        for (base, size) in [
-            (BaseType::Bool, 1),
-            (BaseType::UType, 1),
-            (BaseType::Byte, 1),
-            (BaseType::UByte, 1),
-            (BaseType::Short, 2),
-            (BaseType::UShort, 2),
-            (BaseType::Int, 4),
-            (BaseType::UInt, 4),
-            (BaseType::Float, 4),
-            (BaseType::Long, 8),
-            (BaseType::ULong, 8),
-            (BaseType::Double, 8),
+        use BaseType as B;
+        for (size, bases) in [
+            (1, &[B::Bool, B::UType, B::Byte, B::UByte][..]),
+            (2, &[B::Short, B::UShort]),
+            (4, &[B::Int, B::UInt, B::Float]),
+            (8, &[B::Long, B::ULong, B::Double]),
         ] {
-            assert!(is_scalar(base), "{base:?}");
-            assert_eq!(scalar_size(base), size, "{base:?}");
+            for &base in bases {
+                assert!(is_scalar(base), "{base:?}");
+                assert_eq!(scalar_size(base), size, "{base:?}");
+            }
         }
         for base in [
             BaseType::None,

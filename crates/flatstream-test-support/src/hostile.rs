@@ -5,7 +5,7 @@
 //! types). Every `--schema` reader of the workspace runs [`cases`]: see flatstream-reflect's
 //! `tests/hostile.rs` and the CLI's `tests/hostile.rs`.
 
-use flatbuffers::{FlatBufferBuilder, WIPOffset};
+use flatbuffers::{FlatBufferBuilder, TableFinishedWIPOffset, VOffsetT, WIPOffset};
 use flatbuffers_reflection::reflection::{
     self, BaseType, Enum, EnumArgs, EnumVal, EnumValArgs, Field, FieldArgs, Object, ObjectArgs,
     SchemaArgs, Type, TypeArgs,
@@ -306,6 +306,28 @@ fn loads(name: &str, spec: &Spec, payloads: Vec<(Vec<u8>, Expect)>) -> Case {
     }
 }
 
+/// A case whose schema loads, with a payload that is hostile to read (every reader refuses it)
+/// and a small one of the same shape (every reader reads it): the bound is between them.
+fn hostile_and_harmless(name: &str, spec: Spec, hostile: Vec<u8>, harmless: Vec<u8>) -> Case {
+    loads(
+        name,
+        &spec,
+        vec![(hostile, Expect::Invalid), (harmless, Expect::Valid)],
+    )
+}
+
+/// A schema whose root table `h.Root` has the fields `root_fields`, with one union `h.U` whose
+/// only member is the table `h.M` (object 1), without fields.
+fn with_union(root_fields: Vec<Fld>) -> Spec {
+    Spec {
+        unions: vec![Uni {
+            name: "h.U".to_owned(),
+            members: vec![1],
+        }],
+        ..Spec::rooted(vec![table("h.Root", root_fields), table("h.M", vec![])])
+    }
+}
+
 /// A chain of `n` objects (tables, or structs of size 4), each holding the next.
 pub fn chain(n: usize, structs: bool) -> Spec {
     let objects = (0..n)
@@ -323,20 +345,33 @@ pub fn chain(n: usize, structs: bool) -> Spec {
     Spec::rooted(objects)
 }
 
+/// A table of `fields`, each an offset stored at its vtable slot.
+fn table_of<T>(
+    b: &mut FlatBufferBuilder<'_>,
+    fields: &[(VOffsetT, WIPOffset<T>)],
+) -> WIPOffset<TableFinishedWIPOffset> {
+    let table = b.start_table();
+    for &(slot, offset) in fields {
+        b.push_slot_always(slot, offset);
+    }
+    b.end_table(table)
+}
+
+/// The payload of `b`, its root table `root`.
+fn finished<T>(mut b: FlatBufferBuilder<'_>, root: WIPOffset<T>) -> Vec<u8> {
+    b.finish_minimal(root);
+    b.finished_data().to_vec()
+}
+
 /// A payload of `Root { items: [Item] }` whose vector holds `n` references to one
 /// `Item { name }` with a name of `name_len` bytes.
 pub fn shared_items(n: usize, name_len: usize) -> Vec<u8> {
     let mut b = FlatBufferBuilder::with_capacity(n * 4 + name_len + 64);
     let name = b.create_string(&"x".repeat(name_len));
-    let item = b.start_table();
-    b.push_slot_always(4, name);
-    let item = b.end_table(item);
+    let item = table_of(&mut b, &[(4, name)]);
     let items = b.create_vector(&vec![item; n]);
-    let root = b.start_table();
-    b.push_slot_always(4, items);
-    let root = b.end_table(root);
-    b.finish_minimal(root);
-    b.finished_data().to_vec()
+    let root = table_of(&mut b, &[(4, items)]);
+    finished(b, root)
 }
 
 /// A payload of `Root { names: [string] }` holding `n` references to one string of `len`.
@@ -344,41 +379,31 @@ pub fn shared_strings(n: usize, len: usize) -> Vec<u8> {
     let mut b = FlatBufferBuilder::with_capacity(n * 4 + len + 64);
     let s = b.create_string(&"y".repeat(len));
     let names = b.create_vector(&vec![s; n]);
-    let root = b.start_table();
-    b.push_slot_always(4, names);
-    let root = b.end_table(root);
-    b.finish_minimal(root);
-    b.finished_data().to_vec()
+    let root = table_of(&mut b, &[(4, names)]);
+    finished(b, root)
+}
+
+/// A payload of tables nested `depth` deep, each holding the one below in every slot of
+/// `slots`; the innermost has no fields.
+fn nested(depth: usize, slots: &[VOffsetT]) -> Vec<u8> {
+    let mut b = FlatBufferBuilder::with_capacity(depth * 16 + 64);
+    let mut node = table_of::<TableFinishedWIPOffset>(&mut b, &[]);
+    for _ in 1..depth {
+        let fields: Vec<_> = slots.iter().map(|&slot| (slot, node)).collect();
+        node = table_of(&mut b, &fields);
+    }
+    finished(b, node)
 }
 
 /// A payload of `Node { child: Node }` nested `depth` deep.
 pub fn nested_nodes(depth: usize) -> Vec<u8> {
-    let mut b = FlatBufferBuilder::with_capacity(depth * 16 + 64);
-    let leaf = b.start_table();
-    let mut node = b.end_table(leaf);
-    for _ in 1..depth {
-        let t = b.start_table();
-        b.push_slot_always(4, node);
-        node = b.end_table(t);
-    }
-    b.finish_minimal(node);
-    b.finished_data().to_vec()
+    nested(depth, &[4])
 }
 
 /// A payload of `Pair { a: Pair, b: Pair }` `levels` deep, each table's two fields the same
 /// table: 2^levels paths through `levels` tables.
 pub fn doubling(levels: usize) -> Vec<u8> {
-    let mut b = FlatBufferBuilder::new();
-    let leaf = b.start_table();
-    let mut node = b.end_table(leaf);
-    for _ in 1..levels {
-        let t = b.start_table();
-        b.push_slot_always(4, node);
-        b.push_slot_always(6, node);
-        node = b.end_table(t);
-    }
-    b.finish_minimal(node);
-    b.finished_data().to_vec()
+    nested(levels, &[4, 6])
 }
 
 /// A payload of a table whose fields at slots 4 and 6 are one table, whose slot 4 holds a
@@ -386,29 +411,21 @@ pub fn doubling(levels: usize) -> Vec<u8> {
 pub fn one_table_twice(text: &str) -> Vec<u8> {
     let mut b = FlatBufferBuilder::new();
     let s = b.create_string(text);
-    let inner = b.start_table();
-    b.push_slot_always(4, s);
-    let inner = b.end_table(inner);
-    let root = b.start_table();
-    b.push_slot_always(4, inner);
-    b.push_slot_always(6, inner);
-    let root = b.end_table(root);
-    b.finish_minimal(root);
-    b.finished_data().to_vec()
+    let inner = table_of(&mut b, &[(4, s)]);
+    let root = table_of(&mut b, &[(4, inner), (6, inner)]);
+    finished(b, root)
 }
 
 /// A payload of `Root { u_type, u }` with union type `tag` and a member table without
 /// fields.
 pub fn union_tagged(tag: u8) -> Vec<u8> {
     let mut b = FlatBufferBuilder::new();
-    let member = b.start_table();
-    let member = b.end_table(member);
+    let member = table_of::<TableFinishedWIPOffset>(&mut b, &[]);
     let root = b.start_table();
     b.push_slot_always(6, member);
     b.push_slot_always::<u8>(4, tag);
     let root = b.end_table(root);
-    b.finish_minimal(root);
-    b.finished_data().to_vec()
+    finished(b, root)
 }
 
 /// Every hostile case: damaged and hostile schemas (refused when loaded), and schemas that
@@ -481,17 +498,7 @@ pub fn cases() -> Vec<Case> {
         }),
         refused(
             "a union without its type field",
-            Spec {
-                unions: vec![Uni {
-                    name: "h.U".to_owned(),
-                    members: vec![1],
-                }],
-                ..Spec::rooted(vec![
-                    table("h.Root", vec![union("u", 0, 4)]),
-                    table("h.M", vec![]),
-                ])
-            }
-            .bfbs(),
+            with_union(vec![union("u", 0, 4)]).bfbs(),
         ),
         refused(
             "a field naming an object the schema does not have",
@@ -502,50 +509,38 @@ pub fn cases() -> Vec<Case> {
             Spec::rooted(vec![table("h.Root", vec![field("x", B::Int, 1)])]).bfbs(),
         ),
     ];
-    let items = Spec::rooted(vec![
-        table("h.Root", vec![vector("items", B::Obj, 1, 4)]),
-        table("h.Item", vec![field("name", B::String, 4)]),
-    ]);
-    cases.push(loads(
+    cases.push(hostile_and_harmless(
         "a vector of references to one table",
-        &items,
-        vec![
-            (shared_items(200_000, 20_000), Expect::Invalid),
-            (shared_items(100, 1_000), Expect::Valid),
-        ],
+        Spec::rooted(vec![
+            table("h.Root", vec![vector("items", B::Obj, 1, 4)]),
+            table("h.Item", vec![field("name", B::String, 4)]),
+        ]),
+        shared_items(200_000, 20_000),
+        shared_items(100, 1_000),
     ));
-    let names = Spec::rooted(vec![table(
-        "h.Root",
-        vec![vector("names", B::String, -1, 4)],
-    )]);
-    cases.push(loads(
+    cases.push(hostile_and_harmless(
         "a vector of references to one string",
-        &names,
-        vec![
-            (shared_strings(100_000, 20_000), Expect::Invalid),
-            (shared_strings(100, 100), Expect::Valid),
-        ],
+        Spec::rooted(vec![table(
+            "h.Root",
+            vec![vector("names", B::String, -1, 4)],
+        )]),
+        shared_strings(100_000, 20_000),
+        shared_strings(100, 100),
     ));
-    let nodes = Spec::rooted(vec![table("h.Node", vec![object("child", 0, 4)])]);
-    cases.push(loads(
+    cases.push(hostile_and_harmless(
         "a table in itself, nested 100 000 deep",
-        &nodes,
-        vec![
-            (nested_nodes(100_000), Expect::Invalid),
-            (nested_nodes(60), Expect::Valid),
-        ],
+        Spec::rooted(vec![table("h.Node", vec![object("child", 0, 4)])]),
+        nested_nodes(100_000),
+        nested_nodes(60),
     ));
-    let pair = Spec::rooted(vec![table(
-        "h.Pair",
-        vec![object("a", 0, 4), object("b", 0, 6)],
-    )]);
-    cases.push(loads(
+    cases.push(hostile_and_harmless(
         "a table whose two fields are one table, 40 levels deep",
-        &pair,
-        vec![
-            (doubling(40), Expect::Invalid),
-            (doubling(4), Expect::Valid),
-        ],
+        Spec::rooted(vec![table(
+            "h.Pair",
+            vec![object("a", 0, 4), object("b", 0, 6)],
+        )]),
+        doubling(40),
+        doubling(4),
     ));
     let twice = Spec::rooted(vec![
         table("h.Root", vec![object("a", 1, 4), object("b", 2, 6)]),
@@ -558,22 +553,9 @@ pub fn cases() -> Vec<Case> {
         &twice,
         vec![(one_table_twice("hello, world"), Expect::Agree)],
     ));
-    let unions = Spec {
-        unions: vec![Uni {
-            name: "h.U".to_owned(),
-            members: vec![1],
-        }],
-        ..Spec::rooted(vec![
-            table(
-                "h.Root",
-                vec![field("u_type", B::UType, 4), union("u", 0, 6)],
-            ),
-            table("h.M", vec![]),
-        ])
-    };
     cases.push(loads(
         "a union type past the union's members",
-        &unions,
+        &with_union(vec![field("u_type", B::UType, 4), union("u", 0, 6)]),
         vec![
             (union_tagged(200), Expect::Invalid),
             (union_tagged(2), Expect::Invalid),

@@ -45,6 +45,18 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// The source files of the crates in [`SHOWN`].
+fn shown_sources() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for krate in SHOWN {
+        rust_files(
+            &workspace().join("crates").join(krate).join("src"),
+            &mut files,
+        );
+    }
+    files
+}
+
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).expect("a source folder") {
         let path = entry.expect("a folder entry").path();
@@ -66,14 +78,15 @@ fn is_rust(info: &str, in_doc_comment: bool) -> bool {
     }
 }
 
-/// The lines of `text` inside Rust code blocks, as (line index, the line, its doc text).
-/// `strip` turns a source line into its doc text (`None`: not documentation); `in_doc_comment`
-/// says whether a block without a language is Rust (it is in a doc comment, not in Markdown).
+/// The lines of Rust code blocks in `text`, each as `(line number, source line, doc text)`.
+/// `strip` turns a source line into its doc text (`None`: not documentation); a fence opens or
+/// closes a block, and a block is Rust by its info string ([`is_rust`]).
 fn rust_block_lines<'t>(
+    path: &Path,
     text: &'t str,
-    in_doc_comment: bool,
     strip: impl Fn(&'t str) -> Option<&'t str>,
 ) -> Vec<(usize, &'t str, &'t str)> {
+    let in_doc_comment = path.extension().is_some_and(|e| e == "rs");
     let mut lines = Vec::new();
     let mut in_rust: Option<bool> = None;
     for (number, line) in text.lines().enumerate() {
@@ -83,16 +96,18 @@ fn rust_block_lines<'t>(
                 Some(_) => None,
                 None => Some(is_rust(info, in_doc_comment)),
             };
-        } else if in_rust == Some(true) {
-            lines.push((number, line, doc));
+            continue;
+        }
+        if in_rust == Some(true) {
+            lines.push((number + 1, line, doc));
         }
     }
     lines
 }
 
-/// `file:line: text` for a line found in `path`.
+/// A line found, as `file:line: text`.
 fn place(path: &Path, number: usize, line: &str) -> String {
-    format!("{}:{}: {}", path.display(), number + 1, line.trim())
+    format!("{}:{}: {}", path.display(), number, line.trim())
 }
 
 /// The visible lines of Rust code blocks that name an inner crate, as `file:line: text`.
@@ -102,8 +117,7 @@ fn offenders<'t>(
     text: &'t str,
     strip: impl Fn(&'t str) -> Option<&'t str>,
 ) -> Vec<String> {
-    let in_doc_comment = path.extension().is_some_and(|e| e == "rs");
-    rust_block_lines(text, in_doc_comment, strip)
+    rust_block_lines(path, text, strip)
         .into_iter()
         .filter(|(_, _, doc)| {
             let trimmed = doc.trim_start();
@@ -148,7 +162,7 @@ fn hidden_plumbing(code: &str) -> bool {
 /// The hidden lines of Rust code blocks that are more than plumbing ([`hidden_plumbing`]), as
 /// `file:line: text`.
 fn hidden_definitions(path: &Path, text: &str) -> Vec<String> {
-    rust_block_lines(text, true, doc_text)
+    rust_block_lines(path, text, doc_text)
         .into_iter()
         .filter(|(_, _, doc)| {
             let trimmed = doc.trim_start();
@@ -172,13 +186,7 @@ fn doc_text(line: &str) -> Option<&str> {
 
 #[test]
 fn no_doc_example_of_a_shown_crate_names_an_inner_crate() {
-    let mut files = Vec::new();
-    for krate in SHOWN {
-        rust_files(
-            &workspace().join("crates").join(krate).join("src"),
-            &mut files,
-        );
-    }
+    let files = shown_sources();
     assert!(files.len() > 40, "found only {} source files", files.len());
     let found: Vec<String> = files
         .iter()
@@ -198,13 +206,7 @@ fn no_doc_example_of_a_shown_crate_names_an_inner_crate() {
 /// nothing it needs is defined in hidden lines (issue 35).
 #[test]
 fn no_doc_example_of_a_shown_crate_hides_a_definition() {
-    let mut files = Vec::new();
-    for krate in SHOWN {
-        rust_files(
-            &workspace().join("crates").join(krate).join("src"),
-            &mut files,
-        );
-    }
+    let files = shown_sources();
     let found: Vec<String> = files
         .iter()
         .flat_map(|path| {

@@ -216,7 +216,7 @@ impl ClusterConfig {
             }
             server = server
                 .tls_config(config)
-                .map_err(|e| ClusterError::Tls(super::cluster::reason_of_text(&e.to_string())))?;
+                .map_err(|e| ClusterError::Tls(super::failure::reason_of_text(&e.to_string())))?;
         }
         let token = match &self.token {
             Some(token) => Some(bearer(token)?),
@@ -256,7 +256,7 @@ impl ClusterConfig {
             .add_service(service)
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await
-            .map_err(|e| ClusterError::Serve(super::cluster::reason_of_text(&e.to_string())))
+            .map_err(|e| ClusterError::Serve(super::failure::reason_of_text(&e.to_string())))
     }
 }
 

@@ -27,32 +27,16 @@
 //!
 //! Tables nest at most [`MAX_DEPTH`] deep, and a payload holds at most [`MAX_TABLES`] tables
 //! (counted per reference), flatbuffers' default limits.
+//!
+//! [`budget`]: crate::budget
 
 mod walk;
 
 use crate::error::{Error, Result};
+use crate::limits::{MAX_DEPTH, MAX_TABLES};
 use crate::scalar::ScalarType;
 use flatbuffers::VerifierOptions;
 use flatbuffers_reflection::reflection::{self, BaseType, Type};
-
-/// How deep tables may nest in a payload (flatbuffers' default `max_depth`).
-pub const MAX_DEPTH: usize = 64;
-
-/// How many tables a payload may hold, each counted as often as it is referenced
-/// (flatbuffers' default `max_tables`).
-pub const MAX_TABLES: usize = 1_000_000;
-
-/// The least budget of a payload, in bytes read: 64 MiB.
-pub const BUDGET_FLOOR: usize = 64 << 20;
-
-/// The budget of a payload per byte of it: reading may cost 8 times its length.
-pub const BUDGET_PER_BYTE: usize = 8;
-
-/// The budget of a payload of `len` bytes: how many bytes reading it may cost, each shared
-/// reference counted as often as it is followed (see [`Verifier`]).
-pub fn budget(len: usize) -> usize {
-    BUDGET_FLOOR.max(len.saturating_mul(BUDGET_PER_BYTE))
-}
 
 /// What one field of a table needs checked.
 #[derive(Debug, Clone, Copy)]
@@ -142,6 +126,8 @@ struct Union {
 /// assert!(short.to_string().starts_with("its 3 bytes are too few for a FlatBuffer"));
 /// # Ok(()) }
 /// ```
+///
+/// [`budget`]: crate::budget
 #[derive(Debug, Clone)]
 pub struct Verifier {
     root: usize,
@@ -292,7 +278,7 @@ impl Verifier {
     }
 
     /// Verifies that `payload` is a FlatBuffer of the root table whose reading stays within
-    /// its [`budget`].
+    /// its [`budget`](crate::budget).
     ///
     /// # Errors
     ///

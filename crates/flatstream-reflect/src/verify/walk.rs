@@ -1,7 +1,8 @@
 //! One payload's walk through a [`Verifier`]'s checks, and its reason when it fails.
 
-use super::{Check, FieldCheck, Member, Verifier, budget};
+use super::{Check, FieldCheck, Member, Verifier};
 use crate::explain::describe;
+use crate::limits::budget;
 use flatbuffers::{
     ForwardsUOffset, InvalidFlatbuffer, SimpleToVerifyInSlice, TableVerifier, UOffsetT, Vector,
     Verifiable, Verifier as Checker,

@@ -174,6 +174,32 @@ fn cut_everywhere<T: Driver, D: Deframer + Copy>(
     }
 }
 
+/// The bound of the [`HOSTILE_LENGTHS`]: 1 MiB.
+pub const HOSTILE_BOUND: u32 = 1 << 20;
+
+/// The hostile lengths every reader is given, each as the length a header claims and the bytes
+/// that follow it, read with the bound [`HOSTILE_BOUND`]: claims over the bound (refused from
+/// the header alone) and claims within it in a stream that ends first (a frame cut short).
+/// [`hostile_lengths`] runs them on a [`Driver`]; a reader that is not one runs them itself,
+/// on [`hostile_length_input`].
+pub const HOSTILE_LENGTHS: [(u32, usize); 7] = [
+    (u32::MAX, 0),
+    (u32::MAX, 1000),
+    (HOSTILE_BOUND + 1, 10),
+    (HOSTILE_BOUND, 0),
+    (HOSTILE_BOUND, 10),
+    (HOSTILE_BOUND, 1000),
+    (HOSTILE_BOUND, 5000),
+];
+
+/// A stream of one header claiming `claim` bytes, then `received` bytes of filler, to be read
+/// with the bound [`HOSTILE_BOUND`].
+pub fn hostile_length_input(claim: u32, received: usize) -> Input {
+    let mut bytes = claim.to_le_bytes().to_vec();
+    bytes.extend(std::iter::repeat_n(0x5A, received));
+    Input::new(bytes).with_max_frame_len(Some(HOSTILE_BOUND as usize))
+}
+
 /// A frame that declares more than the bound is `FrameTooLarge` from its length prefix alone,
 /// before anything is allocated for it; one within the bound but cut short is
 /// `UnexpectedEof` (for a reader that waits for the rest, [`Driver::CUT_FRAME_WAITS`], the end
@@ -182,23 +208,11 @@ fn cut_everywhere<T: Driver, D: Deframer + Copy>(
 pub fn hostile_lengths<T: Driver>() {
     assert_installed();
     const CAPACITY: usize = 256;
-    let bound: u32 = 1 << 20;
-    for (claim, received) in [
-        (u32::MAX, 0usize),
-        (u32::MAX, 1000),
-        (bound + 1, 10),
-        (bound, 0),
-        (bound, 10),
-        (bound, 1000),
-        (bound, 5000),
-    ] {
+    let bound = HOSTILE_BOUND;
+    for (claim, received) in HOSTILE_LENGTHS {
         let what = format!("{}: claim {claim}, {received} bytes", T::NAME);
-        let mut bytes = claim.to_le_bytes().to_vec();
-        bytes.extend(std::iter::repeat_n(0x5A, received));
         let capacity = T::MIN_CAPACITY.map(|_| CAPACITY);
-        let input = Input::new(bytes)
-            .with_capacity(capacity)
-            .with_max_frame_len(Some(bound as usize));
+        let input = hostile_length_input(claim, received).with_capacity(capacity);
         // Opened first: a driver may copy the input or allocate its source's buffer.
         let mut r = T::open(&input, DefaultDeframer);
         let (err, stats) = measure_exact(|| r.read_message().err());
