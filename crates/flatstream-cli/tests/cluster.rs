@@ -147,6 +147,17 @@ fn on_workers<'w>(workers: impl IntoIterator<Item = &'w Worker>, args: &[&str], 
     run(&all)
 }
 
+/// [`on_workers`], and how long it took.
+fn on_workers_timed<'w>(
+    workers: impl IntoIterator<Item = &'w Worker>,
+    args: &[&str],
+    sql: &str,
+) -> (Out, Duration) {
+    let started = Instant::now();
+    let out = on_workers(workers, args, sql);
+    (out, started.elapsed())
+}
+
 #[test]
 fn three_workers_answer_as_one_process_whatever_the_cuts() {
     let (_dir, sql) = aggregate_of_captures();
@@ -242,8 +253,7 @@ fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
             .args(["-KILL", &victim.to_string()])
             .status();
     });
-    let started = Instant::now();
-    let out = on_workers(&workers, &["--bytes-per-partition", "8192"], &sql);
+    let (out, took) = on_workers_timed(&workers, &["--bytes-per-partition", "8192"], &sql);
     killer.join().unwrap();
     out.exits(0);
     assert_eq!(out.stdout, expected);
@@ -255,7 +265,7 @@ fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
         &out.stderr,
         "running the query again on the 2 workers that remain",
     );
-    assert!(started.elapsed() < WAIT, "{:?}", started.elapsed());
+    assert!(took < WAIT, "{took:?}");
 }
 
 #[test]
@@ -264,13 +274,11 @@ fn a_stopped_worker_is_given_up_within_the_keepalive_bound() {
     let expected = one_process(&sql);
     let workers = start(3, &[]);
     workers[2].signal("-STOP");
-    let started = Instant::now();
-    let out = on_workers(
+    let (out, took) = on_workers_timed(
         &workers,
         &["--bytes-per-partition", "8192", "--keepalive", "1"],
         &sql,
     );
-    let took = started.elapsed();
     out.exits(0);
     assert_eq!(out.stdout, expected);
     assert_contains(&out.stderr, &format!("worker {}/: ", workers[2].url));
@@ -282,63 +290,35 @@ fn a_stopped_worker_is_given_up_within_the_keepalive_bound() {
 fn a_task_past_its_deadline_fails_its_worker_and_the_query_is_bounded() {
     let (_dir, sql) = aggregate_of_captures();
     let workers = start(2, &[]);
-    for worker in &workers {
-        worker.signal("-STOP");
+    workers.iter().for_each(|w| w.signal("-STOP"));
+    // Keepalive long: the task deadline gives them up, or --timeout ends the whole query.
+    for (bound, said) in [
+        (["--task-timeout", "1"], "task timeout of 1 s"),
+        (["--timeout", "1"], "did not finish within --timeout 1 s"),
+    ] {
+        let mut args = vec!["-q", "--bytes-per-partition", "8192", "--keepalive", "100"];
+        args.extend(bound);
+        let (out, took) = on_workers_timed(&workers, &args, &sql);
+        let line = out.one_line_error(2);
+        assert_contains(&line, said);
+        if bound[0] == "--task-timeout" {
+            assert_contains(&line, "no worker remains: ");
+            for worker in &workers {
+                assert_contains(&line, &format!("worker {}/: ", worker.url));
+            }
+        }
+        assert!(took < Duration::from_secs(20), "{took:?}");
     }
-    let started = Instant::now();
-    // Keepalive long, the task deadline short: the deadline gives them up.
-    let out = on_workers(
-        &workers,
-        &[
-            "-q",
-            "--bytes-per-partition",
-            "8192",
-            "--keepalive",
-            "100",
-            "--task-timeout",
-            "1",
-        ],
-        &sql,
-    );
-    let took = started.elapsed();
-    let line = out.one_line_error(2);
-    assert_contains(&line, "no worker remains: ");
-    for worker in &workers {
-        assert_contains(&line, &format!("worker {}/: ", worker.url));
-    }
-    assert_contains(&line, "task timeout of 1 s");
-    assert!(took < Duration::from_secs(20), "{took:?}");
-
-    // --timeout bounds the whole query.
-    let started = Instant::now();
-    let line = on_workers(
-        &workers,
-        &[
-            "--bytes-per-partition",
-            "8192",
-            "--keepalive",
-            "100",
-            "--timeout",
-            "1",
-        ],
-        &sql,
-    )
-    .one_line_error(2);
-    assert_contains(&line, "did not finish within --timeout 1 s");
-    assert!(started.elapsed() < Duration::from_secs(20));
 }
 
 #[test]
 fn all_workers_gone_is_one_line_naming_each() {
     let (_dir, sql) = aggregate_of_captures();
     let workers = start(2, &[]);
-    for worker in &workers {
-        worker.kill();
-    }
-    let started = Instant::now();
+    workers.iter().for_each(Worker::kill);
     // -q: the notes of each worker left out are not printed, only the error.
-    let line =
-        on_workers(&workers, &["-q", "--bytes-per-partition", "8192"], &sql).one_line_error(2);
+    let (out, took) = on_workers_timed(&workers, &["-q", "--bytes-per-partition", "8192"], &sql);
+    let line = out.one_line_error(2);
     assert_contains(&line, "no worker remains: ");
     for worker in &workers {
         assert_contains(
@@ -347,7 +327,7 @@ fn all_workers_gone_is_one_line_naming_each() {
         );
     }
     assert!(!line.contains("h2") && !line.contains("hyper"), "{line}");
-    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
 #[test]

@@ -40,13 +40,15 @@ impl Out {
 
     /// Asserts the run stopped at damaged frame `index`, at byte `offset` of its stream: exit
     /// status 1 and one line `flatstream: frame INDEX at byte offset OFFSET: ` that goes on
-    /// with `words`.
+    /// with `words`; returns the line.
     #[track_caller]
-    pub fn stops_at(&self, index: usize, offset: u64, words: &str) {
+    pub fn stops_at(&self, index: usize, offset: u64, words: &str) -> String {
+        let line = self.one_line_error(1);
         assert_starts_with(
-            &self.one_line_error(1),
+            &line,
             &format!("flatstream: frame {index} at byte offset {offset}: {words}"),
         );
+        line
     }
 
     /// Asserts the run exited with `status` (whatever it printed).
