@@ -14,8 +14,8 @@ use arrow_array::RecordBatch;
 /// The loop that feeds it frames is the caller's (an iterator, an async scan): it appends to
 /// [`converter_mut`](Self::converter_mut) while the batch is not full, calls
 /// [`end`](Self::end) when the frames run out or [`fail`](Self::fail) when one fails, and
-/// then takes [`next_batch`](Self::next_batch). [`Plan::convert`](crate::Plan::convert)'s
-/// [`Batches`](crate::Batches) is such a loop:
+/// then takes [`next_batch`](Self::next_batch). [`Plan::convert`]'s [`Batches`] is such a
+/// loop:
 ///
 /// ```
 /// use flatstream::arrow::arrow_array::RecordBatch;

@@ -1,5 +1,5 @@
 //! The bounds of a payload: how deep its tables nest, how many it holds, and what reading it
-//! may cost. The verifier enforces them and [`explain`](crate::explain) names them in its
+//! may cost. The verifier enforces them and [`explain`](crate::explain()) names them in its
 //! messages; both take them from here.
 
 /// How deep tables may nest in a payload (flatbuffers' default `max_depth`).

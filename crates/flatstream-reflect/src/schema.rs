@@ -1,5 +1,5 @@
 //! Reading a binary schema: checking it and finding a table in it. A copy with another root
-//! table is [`reroot`](crate::reroot)'s, in `reroot.rs`.
+//! table is [`reroot`](crate::reroot())'s, in `reroot.rs`.
 
 use crate::error::{Error, Result};
 use crate::explain::sentence;
