@@ -31,6 +31,7 @@ mod prose;
 mod render;
 mod run;
 mod scaling;
+mod schema_verify;
 mod snapshot;
 mod svg;
 mod tables;
