@@ -94,7 +94,11 @@ fn the_parallel_path_reads_what_the_serial_path_reads() {
         .build()
         .unwrap();
     let split_len = pool.install(|| ParallelFrames::new(&bytes[..], &deframer).split_len());
-    assert!(split_len * 8 < bytes.len(), "{split_len} of {} bytes", bytes.len());
+    assert!(
+        split_len * 8 < bytes.len(),
+        "{split_len} of {} bytes",
+        bytes.len()
+    );
     let parallel = pool.install(|| verify_parallel(&bytes, &deframer, &job, job.threads));
     assert_eq!(parallel, serial);
 
