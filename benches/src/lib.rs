@@ -11,6 +11,7 @@ pub mod paths;
 pub mod scaling;
 #[cfg(feature = "sql")]
 pub mod sql;
+pub mod verify;
 pub mod wide;
 
 /// `len` pseudo-random bytes (xorshift64, fixed seed): the same bytes on every run.

@@ -56,6 +56,11 @@ const JOBS: &[Job] = &[
         bfbs: Some("benches/schemas"),
     },
     Job {
+        fbs: "benches/schemas/log.fbs",
+        rust: Some("benches/src/generated"),
+        bfbs: Some("benches/schemas"),
+    },
+    Job {
         fbs: "examples/fleet.fbs",
         rust: Some("examples/generated"),
         bfbs: Some("examples"),

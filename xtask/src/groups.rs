@@ -238,6 +238,19 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "schema_verify",
+        title: "`flatstream verify`, with and without `--schema`",
+        description: "The command's work over a capture file (XXH3-64-framed, mapped, verified \
+            on a rayon pool of one thread per core): `plain` verifies every checksum, \
+            `compiled` also every payload against the schema with flatstream-reflect's \
+            compiled verifier (`verify --schema` now), `reflection` with \
+            `flatbuffers-reflection`'s `SafeBuffer` (`verify --schema` before). Throughput \
+            counts the file's bytes. See the `verify --schema` section.",
+        baseline: "plain",
+        parameter: "frames",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "checksum",
         title: "Checksums",
         description: "The checksum algorithms alone, and reading frames that carry them.",

