@@ -502,6 +502,14 @@ impl<'s> Packer<'s> {
     ) -> Built<(Vec<u8>, usize)> {
         let size = usize::try_from(object.bytesize())
             .map_err(|_| Bad::new("a struct of negative size"))?;
+        if size > self.limit {
+            // Its bytes are laid out here before they are written: never more than a message.
+            return Err(Bad::new(format!(
+                "{} is {size} bytes, larger than a message may be ({} bytes)",
+                object.name(),
+                self.limit
+            )));
+        }
         let align = match object.minalign() {
             a @ (1 | 2 | 4 | 8) => a as usize,
             a => {

@@ -252,6 +252,20 @@ fn a_message_over_the_bound_is_refused_before_it_is_written() {
         );
         assert!(b.unfinished_data().len() <= limit, "{limit}");
     }
+    // A struct larger than the bound is refused before its bytes are laid out.
+    let line = format!(r#"{{"o":{OUTER}}}"#);
+    let one = value::parse(&line).unwrap();
+    b.reset();
+    let error = Packer::new(&schema, BytesFormat::Base64)
+        .with_limit(32)
+        .message(&one, &mut b)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.ends_with("is 56 bytes, larger than a message may be (32 bytes)"),
+        "{error}"
+    );
+
     let roomy = Packer::new(&schema, BytesFormat::Base64).with_limit(size + 64);
     b.reset();
     roomy.message(&value, &mut b).unwrap();
