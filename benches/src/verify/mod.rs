@@ -12,7 +12,7 @@
 //! 3. a file of [`PARALLEL_MIN_LEN`] or more, with a checksum or a schema to check, is verified
 //!    on a new rayon pool of one thread per core: cut into [`ParallelFrames`]' splits, each split's
 //!    first frame found by resynchronization with the bound the leading frames give
-//!    ([`salvage_bound`]), its frames read with [`SplitFrames`], the splits' tallies folded in
+//!    (`salvage_bound`), its frames read with [`SplitFrames`], the splits' tallies folded in
 //!    stream order after the join check (a split counts only where the one before it ended);
 //!    a smaller file is read on the calling thread with [`Frames`];
 //! 4. every frame's checksum is verified by the deframer, and with a schema every payload is
