@@ -203,16 +203,19 @@ impl<'s> Packer<'s> {
             depth,
         };
         let mut slots: Vec<(VOffsetT, Slot)> = Vec::with_capacity(fields.len());
+        // The table's offset to its vtable, the vtable (two bytes a field, and two sizes), and
+        // its slots, each padded to its alignment: counted as the slots are made, so that the
+        // structs laid out for them never hold more than a message.
+        let mut inline = 4 + 2 * fields.len() + 4;
         for (i, field) in fields.iter().enumerate() {
             let slot = self.slot(b, &table, i).map_err(|e| e.field(field.name()))?;
             if let Some(slot) = slot {
+                inline += slot.size() + 8;
+                self.room(b, inline)?;
                 slots.push((field.offset(), slot));
             }
         }
-        // The slots, each padded to its alignment, the table's offset to its vtable, and the
-        // vtable (two bytes a field, and two sizes).
-        let inline: usize = slots.iter().map(|(_, slot)| slot.size() + 8).sum();
-        self.room(b, inline + 4 + 2 * fields.len() + 4)?;
+        self.room(b, inline)?;
         // Largest first, as flatc does: the least padding between them.
         slots.sort_by_key(|(_, slot)| std::cmp::Reverse(slot.alignment()));
         let start = b.start_table();
