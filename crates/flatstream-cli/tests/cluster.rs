@@ -131,17 +131,13 @@ fn one_process(sql: &str) -> String {
 /// `flatstream query --workers URLS ARGS SQL`, as CSV.
 fn on_workers<'w>(workers: impl IntoIterator<Item = &'w Worker>, args: &[&str], sql: &str) -> Out {
     let urls: Vec<&str> = workers.into_iter().map(|w| w.url.as_str()).collect();
-    let urls = urls.join(",");
+    on_urls(&urls.join(","), args, sql)
+}
+
+/// [`on_workers`] with the URLs written out (`urls`, comma-separated).
+fn on_urls(urls: &str, args: &[&str], sql: &str) -> Out {
     let schema = telemetry_bfbs();
-    let mut all = vec![
-        "query",
-        "-s",
-        &schema,
-        "--format",
-        "csv",
-        "--workers",
-        &urls,
-    ];
+    let mut all = vec!["query", "-s", &schema, "--format", "csv", "--workers", urls];
     all.extend(args);
     all.push(sql);
     run(&all)
@@ -239,10 +235,27 @@ fn one_worker_runs_the_tasks_and_a_plan_too_small_to_cut_is_said() {
     assert_contains(&out.ok().stdout, "runs on the coordinator alone");
 }
 
+/// Runs `sql` with `args` on `workers`, of which the one at `lost` fails: the answer is the one
+/// process's, a note names that worker, and the query runs again on the others. How long it
+/// took.
+fn answer_without(workers: &[Worker], lost: usize, args: &[&str], sql: &str) -> Duration {
+    let expected = one_process(sql);
+    let (out, took) = on_workers_timed(workers, args, sql);
+    out.exits(0);
+    assert_eq!(out.stdout, expected);
+    let note = format!("flatstream: note: worker {}/: ", workers[lost].url);
+    assert_contains(&out.stderr, &note);
+    let again = format!(
+        "running the query again on the {} workers that remain",
+        workers.len() - 1
+    );
+    assert_contains(&out.stderr, &again);
+    took
+}
+
 #[test]
 fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
     let (_dir, sql) = aggregate_of_captures();
-    let expected = one_process(&sql);
     let workers = start(3, &[]);
     // Mid-query: the worker stops first (the query waits on it), then dies.
     workers[1].signal("-STOP");
@@ -253,35 +266,18 @@ fn a_killed_worker_is_left_out_and_the_answer_is_the_same() {
             .args(["-KILL", &victim.to_string()])
             .status();
     });
-    let (out, took) = on_workers_timed(&workers, &["--bytes-per-partition", "8192"], &sql);
+    let took = answer_without(&workers, 1, &["--bytes-per-partition", "8192"], &sql);
     killer.join().unwrap();
-    out.exits(0);
-    assert_eq!(out.stdout, expected);
-    assert_contains(
-        &out.stderr,
-        &format!("flatstream: note: worker {}/: ", workers[1].url),
-    );
-    assert_contains(
-        &out.stderr,
-        "running the query again on the 2 workers that remain",
-    );
     assert!(took < WAIT, "{took:?}");
 }
 
 #[test]
 fn a_stopped_worker_is_given_up_within_the_keepalive_bound() {
     let (_dir, sql) = aggregate_of_captures();
-    let expected = one_process(&sql);
     let workers = start(3, &[]);
     workers[2].signal("-STOP");
-    let (out, took) = on_workers_timed(
-        &workers,
-        &["--bytes-per-partition", "8192", "--keepalive", "1"],
-        &sql,
-    );
-    out.exits(0);
-    assert_eq!(out.stdout, expected);
-    assert_contains(&out.stderr, &format!("worker {}/: ", workers[2].url));
+    let args = ["--bytes-per-partition", "8192", "--keepalive", "1"];
+    let took = answer_without(&workers, 2, &args, &sql);
     // Two keepalive periods to give it up, then the attempt on the others.
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
@@ -482,32 +478,11 @@ fn tls_round_trips_and_is_never_downgraded() {
         .iter()
         .map(|w| w.url.replace("https://", "http://"))
         .collect();
-    let schema = telemetry_bfbs();
-    let line = run(&[
-        "query",
-        "-q",
-        "-s",
-        &schema,
-        "--workers",
-        &plain.join(","),
-        "--bytes-per-partition",
-        "8192",
-        &sql,
-    ])
-    .one_line_error(2);
+    let cut = ["-q", "--bytes-per-partition", "8192"];
+    let line = on_urls(&plain.join(","), &cut, &sql).one_line_error(2);
     assert_contains(&line, "no worker remains: ");
     // TLS configured, http:// given: refused.
-    let line = run(&[
-        "query",
-        "-s",
-        &schema,
-        "--workers",
-        &plain.join(","),
-        "--tls-ca",
-        &ca,
-        &sql,
-    ])
-    .one_line_error(2);
+    let line = on_urls(&plain.join(","), &["--tls-ca", &ca], &sql).one_line_error(2);
     assert_contains(&line, "must be https://");
 
     // TLS to a plaintext worker: the handshake fails; no downgrade.
@@ -518,20 +493,7 @@ fn tls_round_trips_and_is_never_downgraded() {
         plaintext.url.replace("http://", "https://"),
         other.url.replace("http://", "https://")
     );
-    let line = run(&[
-        "query",
-        "-q",
-        "-s",
-        &schema,
-        "--workers",
-        &tls_urls,
-        "--tls-ca",
-        &ca,
-        "--bytes-per-partition",
-        "8192",
-        &sql,
-    ])
-    .one_line_error(2);
+    let line = on_urls(&tls_urls, &[&cut[..], &["--tls-ca", &ca]].concat(), &sql).one_line_error(2);
     assert_contains(&line, "no worker remains: ");
     assert_contains(&line, "TLS handshake failed");
     assert!(!plaintext.lines().iter().any(|l| l.contains(" task ")));

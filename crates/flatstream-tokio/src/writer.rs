@@ -164,24 +164,7 @@ impl<W: AsyncWrite + Unpin, F: Framer> AsyncStreamWriter<W, F> {
         }
     }
 
-    /// Sets the largest payload this writer accepts (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](flatstream_core::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB). Larger
-    /// payloads are refused with [`Error::FrameTooLarge`] before anything is written. A bound
-    /// over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
-    ///
-    /// The same setting as [`FrameConfig::with_max_frame_len`](flatstream_core::FrameConfig::with_max_frame_len).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.out.core.set_max_frame_len(max);
-        self
-    }
-
-    /// Sets the stream offset of the first byte this writer writes: the length of the file it
-    /// appends to, so that receipts, errors and the durable watermark are offsets in the file.
-    /// The bytes before `offset` are taken to be on disk.
-    pub fn with_offset(mut self, offset: u64) -> Self {
-        self.out.core = self.out.core.with_offset(offset);
-        self
-    }
+    flatstream_core::__writer_core_setters!("flatstream_core", out.core);
 
     /// Simple mode: serializes `item` into the writer's builder and writes it as one frame.
     pub async fn write<T: StreamSerialize + ?Sized>(&mut self, item: &T) -> Result<()> {

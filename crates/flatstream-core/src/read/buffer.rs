@@ -411,6 +411,23 @@ impl<D: Deframer, P: ReclaimPolicy, S: Storage> ReadBuffer<D, P, S> {
         }
     }
 
+    /// Takes the outcome of one read of the source into [`read_space`](Self::read_space), as a
+    /// reader reports it: `Ok(true)` when bytes arrived (they are [`commit`](Self::commit)ted),
+    /// `Ok(false)` when the source is at its end between two frames; the end inside a frame
+    /// ([`finish`](Self::finish)) and an I/O error ([`io_error`](Self::io_error)) are errors.
+    /// Retry an [`Interrupted`](std::io::ErrorKind::Interrupted) read before calling this.
+    #[cfg(feature = "std")]
+    pub fn after_read(&mut self, read: std::io::Result<usize>) -> Result<bool> {
+        match read {
+            Ok(0) => self.finish().map(|()| false),
+            Ok(n) => {
+                self.commit(n);
+                Ok(true)
+            }
+            Err(e) => Err(self.io_error(e)),
+        }
+    }
+
     /// An I/O error of the source, as the reader reports it: [`Error::Io`](crate::Error::Io) at the position.
     #[cfg(feature = "std")]
     #[cold]

@@ -170,6 +170,53 @@ macro_rules! decoder_accessors {
 
 pub(crate) use decoder_accessors;
 
+/// `buffer`, `capacity`, `shrink_to`, `get_ref`, `get_mut` and `into_inner` for a reader that
+/// holds its source in a field `source` and reads it through a [`ReadBuffer`](crate::ReadBuffer)
+/// in a field `buffer`: [`StreamReader`](crate::StreamReader) and flatstream-tokio's
+/// `AsyncStreamReader` have these accessors in common, written once here. Invoked inside the
+/// reader's `impl` block with the name of its source parameter. Not part of the API: hidden,
+/// and may change in any release.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __source_accessors {
+    ($r:ident) => {
+        /// The bytes received from the source but not yet consumed, starting with the next
+        /// frame. Take them before handing the source to other code, as with
+        /// `BufReader::buffer`.
+        pub fn buffer(&self) -> &[u8] {
+            self.buffer.buffered()
+        }
+
+        /// Bytes currently allocated for the buffer: none before the first read that needs
+        /// them.
+        pub fn capacity(&self) -> usize {
+            self.buffer.capacity()
+        }
+
+        /// Shrinks the buffer to `capacity` bytes (or to the bytes it still holds, if more),
+        /// and makes `capacity` the size of the next allocation.
+        pub fn shrink_to(&mut self, capacity: usize) {
+            self.buffer.shrink_to(capacity);
+        }
+
+        /// The source.
+        pub fn get_ref(&self) -> &$r {
+            &self.source
+        }
+
+        /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
+        pub fn get_mut(&mut self) -> &mut $r {
+            &mut self.source
+        }
+
+        /// Returns the source; bytes read ahead into the buffer are dropped (see
+        /// [`into_parts`](Self::into_parts) to keep them).
+        pub fn into_inner(self) -> $r {
+            self.source
+        }
+    };
+}
+
 /// Implements `FusedIterator` and [`MessageReader`] for an iterator of this crate over the
 /// payloads of a slice (`Iterator<Item = Result<&[u8]>>`), with inherent `position` and `retry`
 /// (undo the fusing after a framing error).

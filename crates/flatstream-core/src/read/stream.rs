@@ -166,39 +166,7 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> StreamReader<R, D, P> {
         }
     }
 
-    /// The bytes received from the source but not yet consumed, starting with the next frame.
-    /// Take them before handing the source to other code, as with `BufReader::buffer`.
-    pub fn buffer(&self) -> &[u8] {
-        self.buffer.buffered()
-    }
-
-    /// Bytes currently allocated for the buffer (none for a source read in place).
-    pub fn capacity(&self) -> usize {
-        self.buffer.capacity()
-    }
-
-    /// Shrinks the buffer to `capacity` bytes (or to the bytes it still holds, if more), and
-    /// makes `capacity` the size of the next allocation. Payloads handed out earlier are
-    /// borrowed from the reader, so none can be alive while this runs.
-    pub fn shrink_to(&mut self, capacity: usize) {
-        self.buffer.shrink_to(capacity);
-    }
-
-    /// The source.
-    pub fn get_ref(&self) -> &R {
-        &self.source
-    }
-
-    /// The source. Reading from it directly skips the bytes in [`buffer`](Self::buffer).
-    pub fn get_mut(&mut self) -> &mut R {
-        &mut self.source
-    }
-
-    /// Returns the source; bytes read ahead into the buffer are dropped (see
-    /// [`into_parts`](Self::into_parts) to keep them).
-    pub fn into_inner(self) -> R {
-        self.source
-    }
+    crate::__source_accessors!(R);
 
     /// Returns the source and the bytes read ahead but not consumed.
     pub fn into_parts(self) -> (R, Vec<u8>) {
@@ -279,17 +247,10 @@ impl<R: Read, D: Deframer, P: ReclaimPolicy> StreamReader<R, D, P> {
         let read = loop {
             match self.source.read(space) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                other => break other.map(|n| n.min(space.len())),
+                other => break other,
             }
         };
-        match read {
-            Ok(0) => self.buffer.finish().map(|()| false),
-            Ok(n) => {
-                self.buffer.commit(n);
-                Ok(true)
-            }
-            Err(e) => Err(self.buffer.io_error(e)),
-        }
+        self.buffer.after_read(read)
     }
 }
 

@@ -199,25 +199,7 @@ impl<W: Write, F: Framer, S: WriteStrategy> StreamWriter<W, F, S> {
 }
 
 impl<W: Write, F: Framer, S: WriteStrategy, P: SyncPolicy<W>> StreamWriter<W, F, S, P> {
-    /// Sets the largest payload this writer accepts (default
-    /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN), 2 GiB).
-    /// Larger payloads are refused with [`Error::FrameTooLarge`] before anything is written.
-    /// A bound over `u32::MAX` acts as `u32::MAX`, the most the length prefix can say.
-    ///
-    /// The same setting as [`FrameConfig::with_max_frame_len`](crate::FrameConfig::with_max_frame_len).
-    pub fn with_max_frame_len(mut self, max: usize) -> Self {
-        self.sink.core.set_max_frame_len(max);
-        self
-    }
-
-    /// Sets the stream offset of the first byte this writer writes: the length of the journal
-    /// it appends to, so that receipts, errors and the durable watermark are offsets in the
-    /// file. The bytes before `offset` are taken to be on disk, as they are after
-    /// [`Recover::repair_file`](crate::Recover::repair_file), which syncs the file.
-    pub fn with_offset(mut self, offset: u64) -> Self {
-        self.sink.core = self.sink.core.with_offset(offset);
-        self
-    }
+    crate::__writer_core_setters!("crate", sink.core);
 
     /// Publishes the durable watermark in `file` each time it moves, for readers in other
     /// processes ([`Follower::with_watermark_file`](crate::Follower::with_watermark_file));
