@@ -4,7 +4,10 @@
 
 pub mod arrow;
 pub mod async_framing;
+pub mod capture;
 pub mod checksums;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod core_loops;
 pub mod cycle;
 pub mod paths;

@@ -5,9 +5,7 @@
 //! SELECT device_id, count(*), avg(value) FROM t GROUP BY device_id
 //! ```
 //!
-//! The rows ([`rows`]): 1 000 devices, each row's device drawn pseudo-randomly, timestamps one
-//! apart, values with every mantissa bit pseudo-random in [0, 1000) (so that their text is as
-//! long as a real measurement's). Every field is non-zero, so every FlatBuffer holds all three.
+//! The rows are [`capture`]'s, as its flatstream file holds them (shared with the cluster suite).
 //!
 //! | format | file | read by |
 //! |---|---|---|
@@ -20,36 +18,20 @@
 //! interrupted run never leaves a file that looks finished.
 
 use crate::arrow::render_json;
-use crate::paths::out_dir;
+use crate::capture::{self, len, write_atomically};
+pub use crate::capture::{DEVICES, FRAME_BYTES, QUERY, ROWS, TEST_ROWS, expected, matches, rows};
 use datafusion::arrow::array::{Array, AsArray, Float64Array, RecordBatch, UInt64Array};
 use datafusion::arrow::datatypes::{
     DataType, Field, Float64Type, Int64Type, Schema, SchemaRef, UInt64Type,
 };
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::{JsonReadOptions, ParquetReadOptions, SessionConfig, SessionContext};
-use flatstream::{ChecksumFramer, StreamWriter, XxHash64};
 use flatstream_datafusion::{FlatstreamOptions, SessionContextExt};
 use flatstream_test_support::telemetry::Reading;
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-/// The query every side runs.
-pub const QUERY: &str = "SELECT device_id, count(*), avg(value) FROM t GROUP BY device_id";
-
-/// Rows of the benchmark's capture: 17 000 000 frames of 60 bytes, 1.02 GB of flatstream.
-pub const ROWS: u64 = 17_000_000;
-/// Bytes of one frame of the flatstream file (4 length, 8 checksum, 48 FlatBuffer).
-pub const FRAME_BYTES: u64 = 60;
-const _: () = assert!(ROWS * FRAME_BYTES >= 1_000_000_000);
-
-/// Rows of the capture in criterion's test mode (`--test`): enough for several batches.
-pub const TEST_ROWS: u64 = 100_000;
-
-/// Devices the rows are spread over.
-pub const DEVICES: u64 = 1_000;
 
 /// The stored formats, as the benchmark ids name them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,38 +59,11 @@ impl Format {
 
     fn file(self) -> &'static str {
         match self {
-            Format::Flatstream => "telemetry.fstream",
+            Format::Flatstream => capture::FILE,
             Format::Ndjson => "telemetry.json",
             Format::Parquet => "telemetry.parquet",
         }
     }
-}
-
-/// The first `n` rows of the workload, in order (the same on every run).
-pub fn rows(n: u64) -> impl Iterator<Item = Reading> {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    (0..n).map(move |i| Reading {
-        device_id: 1 + next() % DEVICES,
-        timestamp: 1_700_000_000_000 + i,
-        value: (next() >> 11) as f64 / (1u64 << 53) as f64 * 1000.0 + f64::EPSILON,
-    })
-}
-
-/// The answer: per device, its rows and the sum of their values.
-pub fn expected(n: u64) -> BTreeMap<u64, (i64, f64)> {
-    let mut out = BTreeMap::new();
-    for r in rows(n) {
-        let e = out.entry(r.device_id).or_insert((0i64, 0.0f64));
-        e.0 += 1;
-        e.1 += r.value;
-    }
-    out
 }
 
 /// The schema of the table, as flatstream-arrow gives it for `telemetry.Telemetry`.
@@ -132,20 +87,9 @@ impl Fixture {
     /// The capture of `rows` rows, written into `<bench out>/sql-<rows>/` unless it is there
     /// already with the sizes this code writes.
     pub fn prepare(rows: u64) -> io::Result<Fixture> {
-        let dir = out_dir().join(format!("sql-{rows}"));
-        std::fs::create_dir_all(&dir)?;
+        let flat = capture::flatstream_file(rows)?;
+        let dir = flat.parent().expect("a file in a directory").to_owned();
         let fixture = Fixture { rows, dir };
-        let flat = fixture.path(Format::Flatstream);
-        if len(&flat) != Some(rows * FRAME_BYTES) {
-            write_atomically(&flat, |w| {
-                let mut writer = StreamWriter::new(w, ChecksumFramer::new(XxHash64));
-                for r in self::rows(rows) {
-                    writer.write(&r)?;
-                }
-                writer.flush()?;
-                Ok(())
-            })?;
-        }
         let json = fixture.path(Format::Ndjson);
         let json_len = ndjson_len(rows);
         if len(&json) != Some(json_len) {
@@ -230,23 +174,6 @@ pub async fn aggregate(ctx: &SessionContext) -> datafusion::error::Result<Vec<(u
     Ok(out)
 }
 
-/// Whether `got` is the answer for `expected`: the same devices and counts, averages within
-/// a relative 1e-9 (sums added in another order differ in their last bits).
-pub fn matches(got: &[(u64, i64, f64)], expected: &BTreeMap<u64, (i64, f64)>) -> bool {
-    got.len() == expected.len()
-        && got
-            .iter()
-            .zip(expected)
-            .all(|(&(d, n, avg), (&ed, &(en, sum)))| {
-                let want = sum / en as f64;
-                d == ed && n == en && ((avg - want) / want).abs() < 1e-9
-            })
-}
-
-fn len(path: &Path) -> Option<u64> {
-    std::fs::metadata(path).ok().map(|m| m.len())
-}
-
 fn dir_marker(dir: &Path) -> PathBuf {
     dir.join("telemetry.parquet.len")
 }
@@ -261,19 +188,6 @@ fn ndjson_len(rows: u64) -> u64 {
             line.len() as u64 + 1
         })
         .sum()
-}
-
-/// Writes `path` through `write` into `<path>.partial`, then renames it.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> io::Result<()>,
-) -> io::Result<()> {
-    let partial = path.with_extension("partial");
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&partial)?);
-    write(&mut w)?;
-    w.flush()?;
-    drop(w);
-    std::fs::rename(&partial, path)
 }
 
 fn write_parquet(w: &mut BufWriter<File>, rows: u64) -> io::Result<()> {
@@ -298,25 +212,4 @@ fn write_parquet(w: &mut BufWriter<File>, rows: u64) -> io::Result<()> {
     }
     writer.close().map_err(io::Error::other)?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_frame_is_60_bytes_so_the_cached_file_is_recognised() {
-        let mut writer = StreamWriter::new(Vec::new(), ChecksumFramer::new(XxHash64));
-        for r in rows(1000) {
-            writer.write(&r).unwrap();
-        }
-        assert_eq!(writer.into_inner().len() as u64, 1000 * FRAME_BYTES);
-    }
-
-    #[test]
-    fn rows_spread_over_every_device() {
-        let e = expected(100_000);
-        assert_eq!(e.len() as u64, DEVICES);
-        assert_eq!(e.values().map(|v| v.0).sum::<i64>(), 100_000);
-    }
 }

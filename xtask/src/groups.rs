@@ -251,6 +251,18 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "cluster",
+        title: "SQL on a cluster of local workers",
+        description: "`flatstream query` (the release binary) over the SQL suite's flatstream \
+            capture, in one process and on two `flatstream worker` processes on 127.0.0.1: \
+            plain, with the token, with TLS, and with one worker killed halfway; each time is \
+            the whole command, to the checked answer. Throughput counts the capture's bytes. \
+            See the cluster section.",
+        baseline: "one-process",
+        parameter: "rows",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "checksum",
         title: "Checksums",
         description: "The checksum algorithms alone, and reading frames that carry them.",

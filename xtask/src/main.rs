@@ -18,6 +18,7 @@
 
 mod arrow_sql;
 mod choose;
+mod cluster;
 mod criterion;
 mod files;
 #[cfg(test)]

@@ -145,6 +145,7 @@ fn doc(snap: &Snapshot) -> String {
     crate::scaling::section(&mut s, snap);
     crate::arrow_sql::section(&mut s, snap);
     crate::schema_verify::section(&mut s, snap);
+    crate::cluster::section(&mut s, snap);
 
     if let Some(first) = snap.ratios.first() {
         s.push_str("## Core targets: paired timing\n\n");

@@ -136,6 +136,13 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
     if matches!(suite, None | Some("sql")) {
         args.extend(["--features", "sql"]);
     }
+    // The cluster suite runs the CLI users install, a binary: built here as `cargo install`
+    // builds it, and named to the suite by `FLATSTREAM_BIN`.
+    let mut env = Vec::new();
+    if matches!(suite, None | Some("cluster")) {
+        args.extend(["--features", "cluster"]);
+        env.push(("FLATSTREAM_BIN", release_cli(root, target)?));
+    }
     match suite {
         Some(suite) => args.extend(["--bench", suite, "--"]),
         None => args.extend(["--benches", "--"]),
@@ -150,12 +157,31 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
         .current_dir(root)
         .args(&args)
         .env("FLATSTREAM_BENCH_OUT", target.join("flatstream-bench"))
+        .envs(env)
         .status()
         .map_err(|e| format!("cargo bench: {e}"))?;
     if !status.success() {
         return Err(format!("`{command}` failed ({status})"));
     }
     Ok(command)
+}
+
+/// Builds the `flatstream` binary as `cargo install --locked --path crates/flatstream-cli`
+/// does (the release profile, default features) into `target`; its path.
+fn release_cli(root: &Path, target: &Path) -> Result<PathBuf> {
+    let args = ["build", "--release", "--locked", "-p", "flatstream-cli"];
+    println!("running `cargo {}`", args.join(" "));
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(args)
+        .env("CARGO_TARGET_DIR", target)
+        .status()
+        .map_err(|e| format!("cargo build: {e}"))?;
+    if !status.success() {
+        return Err(format!("`cargo {}` failed ({status})", args.join(" ")));
+    }
+    Ok(target.join("release").join("flatstream"))
 }
 
 /// Where the allocations suite writes its counts (`FLATSTREAM_BENCH_OUT`).
@@ -366,6 +392,7 @@ mod tests {
             "journal",
             "core",
             "schema_verify",
+            "cluster",
         ] {
             assert!(suites.iter().any(|s| s == suite), "{suite}: {suites:?}");
         }
