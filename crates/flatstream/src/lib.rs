@@ -293,6 +293,17 @@ pub mod sql {
     pub use flatstream_datafusion::*;
 }
 
+/// Captures as MCAP files of FlatBuffers channels, for Foxglove, and MCAP files' FlatBuffers
+/// messages read back (feature `mcap`; the flatstream-mcap crate).
+///
+/// [`Exporter`](mcap::Exporter) writes one schema record (the `.bfbs`), a channel per topic and
+/// a message per payload, each verified against the schema, with its time from a field of the
+/// payload; [`Messages`](mcap::Messages) reads the messages of a file's `flatbuffer` channels.
+#[cfg(feature = "mcap")]
+pub mod mcap {
+    pub use flatstream_mcap::*;
+}
+
 /// The frame's layout (header sizes, the default bound, the header's fields), and the framers
 /// under the path FlatStream 0.2.x gave them (`flatstream::framing::`: the same framers as at the
 /// crate's root and in [`adapters`]; see `docs/migrating.md`).
