@@ -82,6 +82,15 @@ pub(crate) fn without_sql(command: &str) -> Failure {
     ))
 }
 
+/// The failure of an MCAP command in a build without the `mcap` feature.
+#[cfg(not(feature = "mcap"))]
+pub(crate) fn without_mcap(what: &str) -> Failure {
+    Failure::error(format_args!(
+        "{what} needs MCAP support, which this flatstream was built without: build it with the \
+         `mcap` feature, a default (`cargo install --locked --path crates/flatstream-cli`)"
+    ))
+}
+
 /// The failure of a cluster command in a build without the `cluster` feature.
 #[cfg(not(feature = "cluster"))]
 pub(crate) fn without_cluster(what: &str) -> Failure {

@@ -261,3 +261,71 @@ pub(crate) fn create_output(path: &str) -> Result<Box<dyn io::Write>, Failure> {
         .map_err(|e| Failure::error(format_args!("{path}: cannot create: {}", io_message(&e))))?;
     Ok(Box::new(io::BufWriter::with_capacity(1 << 16, file)))
 }
+
+/// A file OUT written whole or not at all: bytes go to a temporary file beside OUT, renamed to
+/// OUT by [`commit`](Self::commit); dropped uncommitted, it is removed and OUT is as it was.
+#[derive(Debug)]
+pub(crate) struct Replacing {
+    temp: tempfile::NamedTempFile,
+    path: String,
+}
+
+impl Replacing {
+    /// A temporary file in OUT's directory (`.OUT.XXXX.partial`).
+    pub(crate) fn create(output: &str) -> Result<Replacing, Failure> {
+        let path = Path::new(output);
+        let dir = match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".partial")
+            .tempfile_in(dir)
+            .map_err(|e| {
+                Failure::error(format_args!("{output}: cannot create: {}", io_message(&e)))
+            })?;
+        Ok(Replacing {
+            temp,
+            path: output.to_owned(),
+        })
+    }
+
+    /// OUT's name, as given.
+    pub(crate) fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The temporary file, to write through (a handle of its own).
+    pub(crate) fn file(&self) -> Result<File, Failure> {
+        self.temp
+            .as_file()
+            .try_clone()
+            .map_err(|e| Failure::io(&self.path, e))
+    }
+
+    /// Syncs the temporary file and renames it to OUT, with the usual mode of a new file.
+    pub(crate) fn commit(self) -> Result<(), Failure> {
+        // The temporary file is private (0600).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = self
+                .temp
+                .as_file()
+                .set_permissions(std::fs::Permissions::from_mode(0o644));
+        }
+        self.temp
+            .as_file()
+            .sync_all()
+            .map_err(|e| Failure::io(&self.path, e))?;
+        self.temp
+            .persist(&self.path)
+            .map_err(|e| Failure::io(&self.path, e.error))?;
+        Ok(())
+    }
+}

@@ -61,7 +61,7 @@ mod stats;
 mod walk;
 
 use clap::Parser;
-use commands::{cat, convert, export, inspect, pack, query, recover, tail, verify, worker};
+use commands::{cat, convert, export, inspect, mcap, pack, query, recover, tail, verify, worker};
 use failure::{Failure, Status};
 use options::{Cli, Command};
 use std::process::ExitCode;
@@ -114,6 +114,7 @@ fn main() -> ExitCode {
         Command::Tail(args) => tail::run(&args),
         Command::Pack(args) => pack::run(&args),
         Command::Export(args) => export::run(&args),
+        Command::Import(args) => mcap::run_import(&args),
         Command::Query(args) => query::run(&args),
         Command::Worker(args) => worker::run(&args),
     };

@@ -325,10 +325,11 @@ fn every_inner_crate_compiles_its_doc_examples_against_the_facade() {
     }
 }
 
-/// At most 30 names at the root (issue 26): counted from the root's `pub use` and `pub mod`
-/// items, every feature on (`cargo doc --all-features` shows the same set).
+/// At most 31 names at the root: issue 26's 30, and the `mcap` module issue 34 asks for behind
+/// a feature of its own. Counted from the root's `pub use` and `pub mod` items, every feature
+/// on (`cargo doc --all-features` shows the same set).
 #[test]
-fn the_root_has_at_most_30_names() {
+fn the_root_has_at_most_31_names() {
     let lib = fs::read_to_string(workspace().join("crates/flatstream/src/lib.rs")).expect("lib.rs");
     let mut names = Vec::new();
     let mut statement = String::new();
@@ -360,7 +361,7 @@ fn the_root_has_at_most_30_names() {
     names.dedup();
     assert!(names.len() >= 20, "parsed only {names:?}");
     assert!(
-        names.len() <= 30,
+        names.len() <= 31,
         "{} names at the root: {names:?}",
         names.len()
     );

@@ -8,34 +8,45 @@
 //! failed export leaves no OUT behind, and an old OUT is replaced only by a whole new one.
 
 use crate::failure::{Failure, Status};
-use crate::options::sql::ExportArgs;
-#[cfg(feature = "sql")]
-use crate::options::sql::ExportFormat;
+use crate::options::sql::{ExportArgs, ExportFormat};
 
 #[cfg(feature = "sql")]
 impl ExportFormat {
     fn is_binary(self) -> bool {
-        matches!(self, ExportFormat::Parquet | ExportFormat::Arrow)
+        matches!(
+            self,
+            ExportFormat::Parquet | ExportFormat::Arrow | ExportFormat::Mcap
+        )
     }
 }
 
-/// Runs `flatstream export`.
-#[cfg(feature = "sql")]
+/// Runs `flatstream export`: MCAP through flatstream-mcap, the table formats here.
 pub(crate) fn run(args: &ExportArgs) -> Result<Status, Failure> {
+    if args.to == ExportFormat::Mcap {
+        return crate::commands::mcap::export(args);
+    }
+    if let Some(option) = args.mcap.given() {
+        return Err(Failure::error(format_args!("{option} goes with --to mcap")));
+    }
+    tables(args)
+}
+
+#[cfg(feature = "sql")]
+fn tables(args: &ExportArgs) -> Result<Status, Failure> {
     imp::run(args)
 }
 
-/// Without the `sql` feature, `export` is there only to say so.
+/// Without the `sql` feature, the table formats are there only to say so.
 #[cfg(not(feature = "sql"))]
-pub(crate) fn run(_args: &ExportArgs) -> Result<Status, Failure> {
+fn tables(_args: &ExportArgs) -> Result<Status, Failure> {
     Err(crate::failure::without_sql("export"))
 }
 
 #[cfg(feature = "sql")]
 mod imp {
     use super::{ExportArgs, ExportFormat};
-    use crate::failure::{Failure, Status, count, io_message};
-    use crate::input::{Access, Input};
+    use crate::failure::{Failure, Status, count};
+    use crate::input::{Access, Input, Replacing};
     use crate::progress::Progress;
     use crate::rows::{Stdout, check_flat};
     use crate::walk::Framed;
@@ -50,7 +61,6 @@ mod imp {
     use parquet::file::properties::WriterProperties;
     use std::io::{self, BufWriter, IsTerminal, Write};
     use std::ops::ControlFlow;
-    use std::path::Path;
 
     pub(super) fn run(args: &ExportArgs) -> Result<Status, Failure> {
         let output = match (&args.output, args.to.is_binary()) {
@@ -218,6 +228,7 @@ mod imp {
             ExportFormat::Arrow => "arrow",
             ExportFormat::Csv => "csv",
             ExportFormat::Jsonl => "jsonl",
+            ExportFormat::Mcap => "mcap",
         }
     }
 
@@ -302,6 +313,7 @@ mod imp {
                     Sink::Csv(csv::WriterBuilder::new().with_header(true).build(out))
                 }
                 ExportFormat::Jsonl => Sink::Jsonl(json::LineDelimitedWriter::new(out)),
+                ExportFormat::Mcap => unreachable!("export::run sends --to mcap to commands::mcap"),
             })
         }
 
@@ -343,10 +355,7 @@ mod imp {
     /// Where the bytes go: stdout, or a temporary file beside OUT renamed to OUT on success.
     enum Target {
         Stdout,
-        File {
-            temp: Option<tempfile::NamedTempFile>,
-            path: String,
-        },
+        File(Option<Replacing>),
     }
 
     impl Target {
@@ -354,26 +363,7 @@ mod imp {
             if output == "-" {
                 return Ok(Target::Stdout);
             }
-            let path = Path::new(output);
-            let dir = match path.parent() {
-                Some(dir) if !dir.as_os_str().is_empty() => dir,
-                _ => Path::new("."),
-            };
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let temp = tempfile::Builder::new()
-                .prefix(&format!(".{name}."))
-                .suffix(".partial")
-                .tempfile_in(dir)
-                .map_err(|e| {
-                    Failure::error(format_args!("{output}: cannot create: {}", io_message(&e)))
-                })?;
-            Ok(Target::File {
-                temp: Some(temp),
-                path: output.to_owned(),
-            })
+            Ok(Target::File(Some(Replacing::create(output)?)))
         }
 
         fn is_stdout(&self) -> bool {
@@ -383,14 +373,8 @@ mod imp {
         fn writer(&self) -> Result<Out, Failure> {
             let out: Box<dyn Write + Send> = match self {
                 Target::Stdout => Box::new(Stdout),
-                Target::File { temp, path } => {
-                    let file = temp
-                        .as_ref()
-                        .expect("a target is committed once")
-                        .as_file()
-                        .try_clone()
-                        .map_err(|e| Failure::io(path, e))?;
-                    Box::new(file)
+                Target::File(file) => {
+                    Box::new(file.as_ref().expect("a target is committed once").file()?)
                 }
             };
             Ok(BufWriter::with_capacity(1 << 16, out))
@@ -399,30 +383,19 @@ mod imp {
         fn failure(&self, e: WriteError) -> Failure {
             match self {
                 Target::Stdout => e.into_failure(&None),
-                Target::File { path, .. } => e.into_failure(&Some(path.clone())),
+                Target::File(file) => {
+                    let path = file.as_ref().map_or("OUT", |f| f.path()).to_owned();
+                    e.into_failure(&Some(path))
+                }
             }
         }
 
         /// Renames the complete temporary file to OUT.
         fn commit(&mut self) -> Result<(), Failure> {
-            let Target::File { temp, path } = self else {
-                return Ok(());
-            };
-            let temp = temp.take().expect("a target is committed once");
-            // The temporary file is private (0600); OUT gets the usual mode of a new file.
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let _ = temp
-                    .as_file()
-                    .set_permissions(std::fs::Permissions::from_mode(0o644));
+            match self {
+                Target::Stdout => Ok(()),
+                Target::File(file) => file.take().expect("a target is committed once").commit(),
             }
-            temp.as_file()
-                .sync_all()
-                .map_err(|e| Failure::io(&*path, e))?;
-            temp.persist(&*path)
-                .map_err(|e| Failure::io(&*path, e.error))?;
-            Ok(())
         }
     }
 }

@@ -61,6 +61,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Status, Failure> {
 
 /// Inspects one FILE.
 fn run_one(args: &InspectArgs, file: &str) -> Result<Status, Failure> {
+    if crate::commands::mcap::is_mcap(file) {
+        return crate::commands::mcap::inspect(file, args.json);
+    }
     let max = args.read.framing.max();
     let mut input = Input::open(file, Access::Stream, max)?;
     let detection = input.detection();

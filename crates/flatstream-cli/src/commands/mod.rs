@@ -6,6 +6,7 @@ pub(crate) mod cat;
 pub(crate) mod convert;
 pub(crate) mod export;
 pub(crate) mod inspect;
+pub(crate) mod mcap;
 pub(crate) mod pack;
 pub(crate) mod query;
 pub(crate) mod recover;

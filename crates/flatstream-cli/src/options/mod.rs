@@ -9,7 +9,9 @@ use flatstream::checksum::ChecksumKind;
 use flatstream::framing::DEFAULT_MAX_FRAME_LEN;
 use std::path::PathBuf;
 
+pub(crate) mod mcap;
 pub(crate) mod sql;
+use mcap::{IMPORT_HELP, ImportArgs};
 use sql::{EXPORT_HELP, ExportArgs, QUERY_HELP, QueryArgs, WORKER_HELP, WorkerArgs};
 
 const EXIT_STATUS: &str = "\
@@ -113,9 +115,12 @@ pub(crate) enum Command {
     /// Build a stream from JSON lines through a schema: what cat --schema prints, packed back.
     #[command(after_help = PACK_HELP)]
     Pack(PackArgs),
-    /// Write the messages as a table: Parquet, an Arrow IPC file, CSV or JSON lines.
+    /// Write the messages as a table (Parquet, an Arrow IPC file, CSV, JSON lines) or as MCAP.
     #[command(after_help = EXPORT_HELP)]
     Export(ExportArgs),
+    /// Write the messages of an MCAP file's FlatBuffers channels as a stream.
+    #[command(after_help = IMPORT_HELP)]
+    Import(ImportArgs),
     /// Run SQL over streams: files and globs are tables (`SELECT ... FROM 'logs/*.fstream'`).
     #[command(after_help = QUERY_HELP)]
     Query(QueryArgs),

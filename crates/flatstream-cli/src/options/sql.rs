@@ -1,6 +1,7 @@
 //! The options of the SQL commands, `export` and `query`, and of the cluster's: `worker`, and
 //! `query --workers`.
 
+use super::mcap::McapExportArgs;
 use super::{FramingArgs, TableArgs};
 use clap::{Args, ValueEnum};
 use std::net::SocketAddr;
@@ -19,6 +20,8 @@ pub(crate) enum ExportFormat {
     /// One JSON object per row and per line.
     #[value(alias = "json")]
     Jsonl,
+    /// MCAP for Foxglove: the messages themselves, a channel per FILE (a binary file: -o OUT).
+    Mcap,
 }
 
 pub(crate) const EXPORT_HELP: &str = "\
@@ -32,9 +35,15 @@ OUT as one table:
   arrow    an Arrow IPC file (Feather v2)
   csv      CSV with a header line (top-level columns of scalars, strings and bytes only)
   jsonl    one JSON object per row and per line
+  mcap     MCAP, for Foxglove: each message as it is (not as a row), in a channel of
+           encoding `flatbuffer` per FILE (or one --topic), with the schema's .bfbs in one
+           schema record; times from --time-field (default: the frame's index), chunks
+           compressed with --compression (default: zstd)
 
   flatstream export demo.fstream -s telemetry.bfbs --to parquet -o demo.parquet
   flatstream export demo.fstream -s telemetry.bfbs --to csv --columns device_id,value
+  flatstream export demo.fstream -s telemetry.bfbs --to mcap -o demo.mcap \\
+      --time-field timestamp --time-unit ms
 
 OUT is written under a temporary name in its directory and renamed when the export is
 complete: a failed export leaves no OUT (and an old OUT as it was). parquet and arrow need -o
@@ -78,6 +87,8 @@ pub(crate) struct ExportArgs {
     pub(crate) offset_column: bool,
     #[command(flatten)]
     pub(crate) framing: FramingArgs,
+    #[command(flatten)]
+    pub(crate) mcap: McapExportArgs,
 }
 
 /// How `query` prints its rows.
