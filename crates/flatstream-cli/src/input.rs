@@ -264,12 +264,14 @@ pub(crate) fn create_output(path: &str) -> Result<Box<dyn io::Write>, Failure> {
 
 /// A file OUT written whole or not at all: bytes go to a temporary file beside OUT, renamed to
 /// OUT by [`commit`](Self::commit); dropped uncommitted, it is removed and OUT is as it was.
+#[cfg(any(feature = "sql", feature = "mcap"))]
 #[derive(Debug)]
 pub(crate) struct Replacing {
     temp: tempfile::NamedTempFile,
     path: String,
 }
 
+#[cfg(any(feature = "sql", feature = "mcap"))]
 impl Replacing {
     /// A temporary file in OUT's directory (`.OUT.XXXX.partial`).
     pub(crate) fn create(output: &str) -> Result<Replacing, Failure> {
@@ -296,6 +298,7 @@ impl Replacing {
     }
 
     /// OUT's name, as given.
+    #[cfg(feature = "sql")]
     pub(crate) fn path(&self) -> &str {
         &self.path
     }
