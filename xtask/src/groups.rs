@@ -251,6 +251,18 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         layout: Layout::PerParameter,
     },
     GroupConfig {
+        group: "mcap",
+        title: "MCAP export against convert",
+        description: "The demo's capture in memory: `convert` re-frames every payload with \
+            XXH3-64; `export-zstd` and `export-none` verify each payload against the schema \
+            and write it as an MCAP message, zstd or stored chunks. Throughput counts the \
+            capture's bytes for `convert`, the MCAP file's for the exports. See the MCAP \
+            section.",
+        baseline: "convert",
+        parameter: "frames",
+        layout: Layout::PerParameter,
+    },
+    GroupConfig {
         group: "cluster",
         title: "SQL on a cluster of local workers",
         description: "`flatstream query` (the release binary) over the SQL suite's flatstream \

@@ -28,6 +28,7 @@ mod format;
 mod groups;
 mod ids;
 mod machine;
+mod mcap;
 mod prose;
 mod render;
 mod run;

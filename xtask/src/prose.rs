@@ -98,6 +98,7 @@ cargo xtask bench-report --only scaling   # run one suite again, merge it into t
 cargo xtask bench-report --only arrow     # the Arrow conversion and projection suite
 cargo xtask bench-report --only sql       # the SQL suite (feature `sql`: DataFusion in release)
 cargo xtask bench-report --only schema_verify   # `flatstream verify` with and without --schema
+cargo xtask bench-report --only mcap      # `export --to mcap` against `convert`
 cargo xtask bench-report --only cluster   # `flatstream query` in one process and on workers (builds the CLI in release)
 cargo xtask bench-report --check    # CI: fail if a rendered file is out of date
 cargo bench -p flatstream-bench --bench telemetry   # one suite, criterion's own output

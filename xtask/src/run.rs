@@ -137,11 +137,17 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
         args.extend(["--features", "sql"]);
     }
     // The cluster suite runs the CLI users install, a binary: built here as `cargo install`
-    // builds it, and named to the suite by `FLATSTREAM_BIN`.
+    // builds it (unless `FLATSTREAM_BIN` already names one), and named to the suite by
+    // `FLATSTREAM_BIN`.
     let mut env = Vec::new();
     if matches!(suite, None | Some("cluster")) {
         args.extend(["--features", "cluster"]);
-        env.push(("FLATSTREAM_BIN", release_cli(root, target)?));
+        let bin = match std::env::var_os("FLATSTREAM_BIN") {
+            Some(bin) => PathBuf::from(bin),
+            None => release_cli(root, target)?,
+        };
+        println!("the cluster suite runs {}", bin.display());
+        env.push(("FLATSTREAM_BIN", bin));
     }
     match suite {
         Some(suite) => args.extend(["--bench", suite, "--"]),
@@ -393,6 +399,7 @@ mod tests {
             "core",
             "schema_verify",
             "cluster",
+            "mcap",
         ] {
             assert!(suites.iter().any(|s| s == suite), "{suite}: {suites:?}");
         }
