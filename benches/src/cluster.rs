@@ -262,8 +262,11 @@ impl Cluster {
         let mut child = self.command(Side::OneKilled, workers).spawn()?;
         std::thread::sleep(half);
         if child.try_wait()?.is_some() {
+            let out = child.wait_with_output()?;
             return Err(io::Error::other(format!(
-                "the query ended within {half:?}, before the worker was killed"
+                "the query ended within {half:?}, before the worker was killed ({}): {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim()
             )));
         }
         workers[1].kill();
