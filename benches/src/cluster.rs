@@ -1,4 +1,4 @@
-//! The cluster workload (feature `cluster`): [`capture`](crate::capture)'s aggregate run by the
+//! The cluster workload (feature `cluster`): [`capture`]'s aggregate run by the
 //! `flatstream` binary users install, in one process and on `flatstream worker` processes on
 //! 127.0.0.1.
 //!
