@@ -16,26 +16,27 @@ fn frames_of(path: &str, kind: ChecksumKind) -> Vec<Vec<u8>> {
     payloads(&std::fs::read(path).unwrap(), kind)
 }
 
+/// `flatstream export FILES -s SCHEMA --to mcap -o OUT EXTRA`.
+fn to_mcap(files: &[&str], schema: &str, out: &str, extra: &[&str]) -> Out {
+    let mut args = vec!["export"];
+    args.extend(files);
+    args.extend(["-s", schema, "--to", "mcap", "-o", out]);
+    args.extend(extra);
+    run(&args)
+}
+
 #[test]
 fn the_demo_stream_goes_to_mcap_and_back_with_its_times_and_schema() {
     let dir = Dir::new();
     let capture = dir.file("demo.fstream", &telemetry(500, ChecksumKind::XxHash64));
     let mcap = dir.path("demo.mcap");
     let schema = telemetry_bfbs();
-    run(&[
-        "export",
-        &capture,
-        "-s",
+    to_mcap(
+        &[&capture],
         &schema,
-        "--to",
-        "mcap",
-        "-o",
         &mcap,
-        "--time-field",
-        "timestamp",
-        "--time-unit",
-        "ms",
-    ])
+        &["--time-field", "timestamp", "--time-unit", "ms"],
+    )
     .ok();
     // The mcap crate's own reader: the schema record, the channel, every message.
     let bytes = std::fs::read(&mcap).unwrap();
@@ -112,19 +113,12 @@ fn the_fleet_stream_with_unions_and_nested_tables_round_trips() {
     let b = dir.file("b.fstream", &stream);
     let mcap = dir.path("fleet.mcap");
     for compression in ["zstd", "lz4", "none"] {
-        run(&[
-            "export",
-            &a,
-            &b,
-            "-s",
+        to_mcap(
+            &[&a, &b],
             &fleet_bfbs(),
-            "--to",
-            "mcap",
-            "-o",
             &mcap,
-            "--compression",
-            compression,
-        ])
+            &["--compression", compression],
+        )
         .ok();
         let out = run(&["inspect", &mcap]);
         assert_contains(&out.ok().stdout, "/a (flatbuffer, fleet.Robot)");
@@ -142,20 +136,7 @@ fn the_fleet_stream_with_unions_and_nested_tables_round_trips() {
         assert_eq!(frames_of(&back, ChecksumKind::None), sent);
     }
     // --topic puts every FILE on one channel, its index continuing.
-    run(&[
-        "export",
-        &a,
-        &b,
-        "-s",
-        &fleet_bfbs(),
-        "--to",
-        "mcap",
-        "-o",
-        &mcap,
-        "--topic",
-        "/fleet",
-    ])
-    .ok();
+    to_mcap(&[&a, &b], &fleet_bfbs(), &mcap, &["--topic", "/fleet"]).ok();
     let bytes = std::fs::read(&mcap).unwrap();
     let times: Vec<(String, u64)> = mcap::MessageStream::new(&bytes)
         .unwrap()
@@ -227,16 +208,7 @@ fn a_damaged_frame_stops_the_export_and_leaves_no_file() {
     let (bytes, offsets) = telemetry_at(50, ChecksumKind::XxHash64);
     let damaged = dir.file("bad.fstream", &flipped(&bytes, offsets[7] + 20, 0x40));
     let mcap = dir.path("bad.mcap");
-    let out = run(&[
-        "export",
-        &damaged,
-        "-s",
-        &telemetry_bfbs(),
-        "--to",
-        "mcap",
-        "-o",
-        &mcap,
-    ]);
+    let out = to_mcap(&[&damaged], &telemetry_bfbs(), &mcap, &[]);
     let line = out.one_line_error(1);
     assert_starts_with(
         &line,
@@ -256,32 +228,12 @@ fn a_damaged_frame_stops_the_export_and_leaves_no_file() {
     // A payload that is not a Telemetry: exit 1, named; with --skip-invalid, skipped.
     let mixed = framed(ChecksumKind::XxHash64, &[&bytes[12..60], &[1u8, 2, 3][..]]);
     let mixed = dir.file("mixed.fstream", &mixed);
-    let line = run(&[
-        "export",
-        &mixed,
-        "-s",
-        &telemetry_bfbs(),
-        "--to",
-        "mcap",
-        "-o",
-        &mcap,
-    ])
-    .one_line_error(1);
+    let line = to_mcap(&[&mixed], &telemetry_bfbs(), &mcap, &[]).one_line_error(1);
     assert_contains(
         &line,
         "frame 1 at byte offset 60: not a valid telemetry.Telemetry: ",
     );
-    let out = run(&[
-        "export",
-        &mixed,
-        "-s",
-        &telemetry_bfbs(),
-        "--to",
-        "mcap",
-        "-o",
-        &mcap,
-        "--skip-invalid",
-    ]);
+    let out = to_mcap(&[&mixed], &telemetry_bfbs(), &mcap, &["--skip-invalid"]);
     out.exits(0);
     assert_eq!(
         out.stderr,
@@ -334,19 +286,7 @@ fn bad_options_and_inputs_are_one_line_errors() {
     );
     let line = run(&["import", &dir.path("missing.mcap"), "-o", &dir.path("o")]).one_line_error(2);
     assert_contains(&line, "missing.mcap");
-    run(&[
-        "export",
-        &capture,
-        "-s",
-        &schema,
-        "--to",
-        "mcap",
-        "-o",
-        &mcap,
-        "--compression",
-        "none",
-    ])
-    .ok();
+    to_mcap(&[&capture], &schema, &mcap, &["--compression", "none"]).ok();
     let whole = std::fs::read(&mcap).unwrap();
     let cut = dir.file("cut.mcap", &whole[..whole.len() / 2]);
     let out = dir.path("cut.fstream");

@@ -4,7 +4,8 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream::mcap::{
-    Compression, Error, ExportOptions, Exporter, FLATBUFFER, Messages, Time, TimeUnit, channels,
+    ChannelId, Compression, Error, ExportOptions, Exporter, FLATBUFFER, Messages, Time, TimeUnit,
+    channels,
 };
 use flatstream::{DefaultDeframer, Frames};
 use flatstream_test_support::fleet::*;
@@ -336,61 +337,48 @@ fn a_time_field_that_is_not_one_is_refused_when_the_exporter_is_made() {
         assert!(e.to_string().contains(said), "{path}: {e}");
     }
     // A path through a nested table: absent in a payload, an error of that payload.
-    let time = Time::Field {
-        path: "parent.id".into(),
-        unit: TimeUnit::Nanoseconds,
-    };
-    let mut exporter = Exporter::new(
-        Cursor::new(Vec::new()),
-        FLEET,
-        &ExportOptions::new().time(time),
-    )
-    .unwrap();
-    let channel = exporter.channel("/r").unwrap();
+    let (mut exporter, channel) = fleet_timed_by("parent.id");
     exporter.write(channel, &fleet()[0]).unwrap();
-    let mut b = FlatBufferBuilder::new();
-    let name = Some(b.create_string("orphan"));
-    let orphan = Robot::create(
-        &mut b,
-        &RobotArgs {
-            name,
-            ..Default::default()
-        },
-    );
-    b.finish(orphan, None);
-    let e = exporter.write(channel, b.finished_data()).unwrap_err();
+    let e = exporter.write(channel, &lone_robot(0)).unwrap_err();
     assert_eq!(
         e.to_string(),
         "the time field `parent.id` is absent (a table on its path is missing)"
     );
     // A negative time.
-    let time = Time::Field {
-        path: "offset".into(),
-        unit: TimeUnit::Nanoseconds,
-    };
-    let mut exporter = Exporter::new(
-        Cursor::new(Vec::new()),
-        FLEET,
-        &ExportOptions::new().time(time),
-    )
-    .unwrap();
-    let channel = exporter.channel("/r").unwrap();
-    let mut b = FlatBufferBuilder::new();
-    let name = Some(b.create_string("early"));
-    let r = Robot::create(
-        &mut b,
-        &RobotArgs {
-            name,
-            offset: -1,
-            ..Default::default()
-        },
-    );
-    b.finish(r, None);
-    let e = exporter.write(channel, b.finished_data()).unwrap_err();
+    let (mut exporter, channel) = fleet_timed_by("offset");
+    let e = exporter.write(channel, &lone_robot(-1)).unwrap_err();
     assert!(
         e.to_string().contains("holds -1, which is not a time"),
         "{e}"
     );
+}
+
+/// An exporter of fleet robots timed by the field `path` (in nanoseconds), and its channel.
+fn fleet_timed_by(path: &str) -> (Exporter<Cursor<Vec<u8>>>, ChannelId) {
+    let time = Time::Field {
+        path: path.into(),
+        unit: TimeUnit::Nanoseconds,
+    };
+    let options = ExportOptions::new().time(time);
+    let mut exporter = Exporter::new(Cursor::new(Vec::new()), FLEET, &options).unwrap();
+    let channel = exporter.channel("/r").unwrap();
+    (exporter, channel)
+}
+
+/// A robot with its required name, no parent, and `offset`.
+fn lone_robot(offset: i64) -> Vec<u8> {
+    let mut b = FlatBufferBuilder::new();
+    let name = Some(b.create_string("lone"));
+    let r = Robot::create(
+        &mut b,
+        &RobotArgs {
+            name,
+            offset,
+            ..Default::default()
+        },
+    );
+    b.finish(r, None);
+    b.finished_data().to_vec()
 }
 
 #[test]
