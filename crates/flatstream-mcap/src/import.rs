@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::sync::Arc;
 
-/// The largest record read (a message, or a chunk before and after decompression): a file
-/// that declares more is refused before anything that size is allocated.
+/// The largest record read (a message, or a chunk's compressed bytes): a file that declares
+/// more is refused before anything that size is allocated. A record up to this size is
+/// allocated as declared: bound it by the file's length with [`Messages::max_record_len`].
 pub const MAX_RECORD_LEN: usize = 1 << 30;
 
 /// A channel of an MCAP file, and what its messages were seen to hold.
@@ -74,6 +75,12 @@ pub fn channels<R: Read>(source: R) -> Result<Vec<Channel>> {
     Ok(messages.channels())
 }
 
+/// A reader of `source`'s messages, records bounded at `limit` bytes.
+fn reader<R: Read>(source: R, limit: usize) -> mcap::io::MessageReader<R> {
+    let options = mcap::sans_io::LinearReaderOptions::default().with_record_length_limit(limit);
+    mcap::io::MessageReader::new_with_options(source, options)
+}
+
 /// One message of a FlatBuffers channel.
 #[derive(Debug, Clone)]
 pub struct Message {
@@ -107,15 +114,27 @@ impl<R: Read> std::fmt::Debug for Messages<R> {
 
 impl<R: Read> Messages<R> {
     /// The messages of `source`, of every FlatBuffers channel, or of those whose topic is in
-    /// `topics`.
+    /// `topics`. A record longer than [`MAX_RECORD_LEN`] is an error.
     pub fn new(source: R, topics: Option<Vec<String>>) -> Self {
-        let options =
-            mcap::sans_io::LinearReaderOptions::default().with_record_length_limit(MAX_RECORD_LEN);
         Messages {
-            reader: mcap::io::MessageReader::new_with_options(source, options),
+            reader: reader(source, MAX_RECORD_LEN),
             topics,
             seen: BTreeMap::new(),
             done: false,
+        }
+    }
+
+    /// With records of at most `len` bytes (at most [`MAX_RECORD_LEN`]): a record that
+    /// declares more is an error before anything that size is allocated. For a file, its
+    /// length: no record of it can be longer, so a damaged length in a short file costs no
+    /// more memory than the file. Call it before the first message is read.
+    pub fn max_record_len(self, len: u64) -> Self {
+        let len = usize::try_from(len)
+            .unwrap_or(usize::MAX)
+            .min(MAX_RECORD_LEN);
+        Messages {
+            reader: reader(self.reader.into_inner(), len),
+            ..self
         }
     }
 

@@ -411,6 +411,24 @@ fn hostile_mcap_bytes_are_errors_never_panics() {
             let _ = read_all(&bytes);
         }
     }
+    // A record that declares 900 MB in a file of 130 bytes: refused by the file's length
+    // before it is allocated.
+    let mut short = b"\x89MCAP0\r\n".to_vec();
+    short.extend([1u8]); // a header record: profile "", library "x"
+    short.extend(9u64.to_le_bytes());
+    short.extend(0u32.to_le_bytes());
+    short.extend(1u32.to_le_bytes());
+    short.push(b'x');
+    short.push(5); // a message record
+    short.extend(900_000_000u64.to_le_bytes());
+    short.extend([0u8; 100]);
+    let len = short.len() as u64;
+    let e = Messages::new(&short[..], None)
+        .max_record_len(len)
+        .next()
+        .unwrap()
+        .unwrap_err();
+    assert!(e.to_string().contains("exceeds limit"), "{e}");
     let e = read_all(b"not an mcap file at all").unwrap_err();
     assert!(
         e.to_string().starts_with("not a readable MCAP file: "),

@@ -222,13 +222,18 @@ mod imp {
         failure
     }
 
-    /// The MCAP file `file` (`-`: standard input), checked to start as one.
-    fn open(file: &str) -> Result<(String, Box<dyn Read>), Failure> {
-        let (name, mut source): (String, Box<dyn Read>) = if file == "-" {
-            ("stdin".to_owned(), Box::new(io::stdin().lock()))
+    /// The messages of the MCAP file `file` (`-`: standard input), checked to start as one;
+    /// a file's records are bounded by its length. Its name, and the messages.
+    fn open(
+        file: &str,
+        topics: Option<Vec<String>>,
+    ) -> Result<(String, Messages<Box<dyn Read>>), Failure> {
+        let (name, mut source, len): (String, Box<dyn Read>, _) = if file == "-" {
+            ("stdin".to_owned(), Box::new(io::stdin().lock()), None)
         } else {
             let f = std::fs::File::open(file).map_err(|e| Failure::io(file, e))?;
-            (file.to_owned(), Box::new(f))
+            let len = f.metadata().map(|m| m.len()).ok();
+            (file.to_owned(), Box::new(f), len)
         };
         let mut head = [0u8; 8];
         let mut got = 0;
@@ -246,20 +251,24 @@ mod imp {
             )));
         }
         let source = io::Cursor::new(head).chain(source);
-        Ok((name, Box::new(BufReader::with_capacity(1 << 16, source))))
+        let source: Box<dyn Read> = Box::new(BufReader::with_capacity(1 << 16, source));
+        let messages = Messages::new(source, topics);
+        Ok(match len {
+            Some(len) => (name, messages.max_record_len(len)),
+            None => (name, messages),
+        })
     }
 
     /// `flatstream import`.
     pub(crate) fn run_import(args: &ImportArgs) -> Result<Status, Failure> {
-        let (name, source) = open(&args.file)?;
+        let topics = (!args.topic.is_empty()).then(|| args.topic.clone());
+        let (name, mut messages) = open(&args.file, topics)?;
         let to = AnyChecksum::new(args.checksum).map_err(Failure::error)?;
         let output = if args.output == "-" {
             "stdout"
         } else {
             args.output.as_str()
         };
-        let topics = (!args.topic.is_empty()).then(|| args.topic.clone());
-        let mut messages = Messages::new(source, topics);
         let mut writer = StreamWriter::new(create_output(&args.output)?, ChecksumFramer::new(to));
         let write_error = |e: flatstream::Error| match e {
             flatstream::Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
@@ -389,9 +398,11 @@ mod imp {
 
     /// What `inspect` says of an MCAP file: every channel, and what import would take.
     pub(crate) fn inspect(file: &str, json: bool) -> Result<Status, Failure> {
-        let (name, source) = open(file)?;
-        let channels = flatstream::mcap::channels(source)
-            .map_err(|e| Failure::damaged(format_args!("{name}: {e}")))?;
+        let (name, mut messages) = open(file, None)?;
+        for message in messages.by_ref() {
+            message.map_err(|e| Failure::damaged(format_args!("{name}: {e}")))?;
+        }
+        let channels = messages.channels();
         let reports: Vec<ChannelReport<'_>> = channels
             .iter()
             .map(|c| ChannelReport {
