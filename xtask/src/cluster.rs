@@ -2,8 +2,8 @@
 //! process, the token's and TLS's cost against plain workers, and the goal for two workers. Its
 //! ids are optional: a snapshot without them renders as "not measured yet".
 
-use crate::format::{ratio, si, thousands, time};
-use crate::snapshot::{Bench, Snapshot, Throughput};
+use crate::format::{frames_and_bytes, ratio, time};
+use crate::snapshot::Snapshot;
 use std::fmt::Write;
 
 /// The criterion group of `benches/benches/cluster.rs`.
@@ -52,7 +52,7 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
         return;
     };
     let plain = snap.find(GROUP, "two-workers", &one.parameter);
-    let _ = writeln!(s, "Capture: {}.\n", size(one));
+    let _ = writeln!(s, "Capture: {}.\n", frames_and_bytes(one));
     s.push_str(
         "| side | time | against one process | goal | goal met | against plain workers |\n\
          |---|--:|--:|--:|---|--:|\n",
@@ -83,20 +83,11 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
     s.push('\n');
 }
 
-/// `17 000 000 frames, 1.02 GB`: the parameter (frames) and the file's bytes.
-fn size(b: &Bench) -> String {
-    match b.throughput {
-        Some(Throughput::Bytes(n)) => {
-            format!("{} frames, {}B", thousands(&b.parameter), si(n as f64))
-        }
-        _ => format!("{} frames", thousands(&b.parameter)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixture::sample;
+    use crate::snapshot::{Bench, Throughput};
 
     fn with(snap: &mut Snapshot, function: &str, ns: f64) {
         snap.benches.push(Bench {

@@ -109,6 +109,17 @@ pub(crate) fn bytes_label(p: &str) -> String {
     }
 }
 
+/// `1 000 000 frames, 60.0 MB`: a benchmark's parameter (frames) and the bytes its throughput
+/// counts (a file's).
+pub(crate) fn frames_and_bytes(b: &crate::snapshot::Bench) -> String {
+    match b.throughput {
+        Some(crate::snapshot::Throughput::Bytes(n)) => {
+            format!("{} frames, {}B", thousands(&b.parameter), si(n as f64))
+        }
+        _ => format!("{} frames", thousands(&b.parameter)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

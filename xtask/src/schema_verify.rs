@@ -4,8 +4,8 @@
 //! side's against the target. Its ids are optional: a snapshot without them renders as "not
 //! measured yet".
 
-use crate::format::{ratio, si, thousands, time};
-use crate::snapshot::{Bench, Snapshot, Throughput};
+use crate::format::{frames_and_bytes, ratio, time};
+use crate::snapshot::{Bench, Snapshot};
 use std::fmt::Write;
 
 /// The criterion group of `benches/benches/schema_verify.rs`.
@@ -95,7 +95,7 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
         let _ = writeln!(
             s,
             "| {what} | {} | {} | {} | {}× | ≤ {TARGET} | {met} | {before} | {before_ratio} |",
-            size(sides.plain),
+            frames_and_bytes(sides.plain),
             time(sides.plain.ns),
             time(sides.compiled.ns),
             ratio(r),
@@ -104,20 +104,11 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
     s.push('\n');
 }
 
-/// `1 000 000 frames, 60.0 MB`: the parameter (frames) and the file's bytes.
-fn size(b: &Bench) -> String {
-    match b.throughput {
-        Some(Throughput::Bytes(n)) => {
-            format!("{} frames, {}B", thousands(&b.parameter), si(n as f64))
-        }
-        _ => format!("{} frames", thousands(&b.parameter)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::fixture::sample;
+    use crate::snapshot::Throughput;
 
     fn with(snap: &mut Snapshot, function: &str, parameter: &str, ns: f64, bytes: u64) {
         snap.benches.push(Bench {
