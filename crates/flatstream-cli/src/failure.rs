@@ -31,6 +31,16 @@ impl Failure {
         }
     }
 
+    /// This failure with its message prefixed by the input's name `name`, once (an empty
+    /// message, a closed stdout, stays empty).
+    #[cfg(any(feature = "sql", feature = "mcap"))]
+    pub(crate) fn named(mut self, name: &str) -> Self {
+        if !self.message.is_empty() && !self.message.starts_with(&format!("{name}: ")) {
+            self.message = format!("{name}: {}", self.message);
+        }
+        self
+    }
+
     /// The stream is damaged or failed a check (exit status 1).
     pub(crate) fn damaged(message: impl Display) -> Self {
         Failure {

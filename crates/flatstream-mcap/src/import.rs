@@ -99,7 +99,8 @@ pub struct Message {
 pub struct Messages<R: Read> {
     reader: mcap::io::MessageReader<R>,
     topics: Option<Vec<String>>,
-    seen: BTreeMap<u16, Channel>,
+    /// Each channel met, and whether its messages are taken.
+    seen: BTreeMap<u16, (Channel, bool)>,
     done: bool,
 }
 
@@ -141,7 +142,7 @@ impl<R: Read> Messages<R> {
     /// The channels met so far, in id order, each with the messages of it read so far
     /// (all of them once the iterator has ended).
     pub fn channels(&self) -> Vec<Channel> {
-        self.seen.values().cloned().collect()
+        self.seen.values().map(|(c, _)| c.clone()).collect()
     }
 
     /// Whether `topics` takes the messages of `channel`.
@@ -163,12 +164,14 @@ impl<R: Read> Iterator for Messages<R> {
                 }
             };
             let id = message.channel.id;
-            let channel = self
-                .seen
-                .entry(id)
-                .or_insert_with(|| Channel::of(&message.channel));
+            let topics = self.topics.as_deref();
+            let (channel, wanted) = self.seen.entry(id).or_insert_with(|| {
+                let channel = Channel::of(&message.channel);
+                let wanted = Self::wanted(topics, &channel);
+                (channel, wanted)
+            });
             channel.count(message.log_time);
-            if Self::wanted(self.topics.as_deref(), channel) {
+            if *wanted {
                 return Some(Ok(Message {
                     channel: id,
                     log_time: message.log_time,

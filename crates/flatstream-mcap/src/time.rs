@@ -47,12 +47,12 @@ enum Target {
     },
 }
 
-/// One step of the path: a field of a table (its vtable slot) or of a struct (its offset).
+/// One step of the path: a field of a table (`at` is its vtable slot) or of a struct (`at` is
+/// its byte offset): the field's `offset` in the schema either way.
 #[derive(Debug, Clone, Copy)]
 struct Step {
     in_table: bool,
-    slot: u16,
-    offset: usize,
+    at: u16,
     target: Target,
 }
 
@@ -123,8 +123,7 @@ impl TimeField {
             };
             steps.push(Step {
                 in_table: !object_is_struct_before(&steps, i),
-                slot: field.offset(),
-                offset: usize::from(field.offset()),
+                at: field.offset(),
                 target,
             });
         }
@@ -166,7 +165,7 @@ impl TimeField {
         let mut at = read::root(buf)?;
         for step in &self.steps {
             let pos = if step.in_table {
-                match read::field(buf, at, read::vtable(buf, at)?, step.slot)? {
+                match read::field(buf, at, read::vtable(buf, at)?, step.at)? {
                     Some(pos) => pos,
                     None => {
                         return Ok(match step.target {
@@ -176,7 +175,7 @@ impl TimeField {
                     }
                 }
             } else {
-                at.saturating_add(step.offset)
+                at.saturating_add(usize::from(step.at))
             };
             match step.target {
                 Target::Table => at = read::follow(buf, pos)?,

@@ -174,7 +174,7 @@ mod imp {
         let batch = plan.batch_size();
         for mut input in inputs {
             let framed =
-                Framed::resolve(&input, &args.framing).map_err(|f| named(f, &input.name))?;
+                Framed::resolve(&input, &args.framing).map_err(|f| f.named(&input.name))?;
             let name = input.name.clone();
             let mut progress = Progress::new("exporting", input.len());
             let walked = framed
@@ -193,20 +193,12 @@ mod imp {
                     }
                     Ok(ControlFlow::Continue(()))
                 })
-                .map_err(|f| named(f, &name))?;
+                .map_err(|f| f.named(&name))?;
             if let Some(damage) = framed.damage(&walked) {
                 return Err(Failure::damaged(format_args!("{name}: {damage}")));
             }
         }
         Ok(())
-    }
-
-    /// `failure` with its message prefixed by the input's name, once.
-    fn named(mut failure: Failure, name: &str) -> Failure {
-        if !failure.message.is_empty() && !failure.message.starts_with(&format!("{name}: ")) {
-            failure.message = format!("{name}: {}", failure.message);
-        }
-        failure
     }
 
     /// Writes the rows the converter holds, if any.

@@ -179,7 +179,7 @@ mod imp {
                     channel
                 }
             };
-            let framed = Framed::resolve(&input, &args.framing).map_err(|f| named(f, &name))?;
+            let framed = Framed::resolve(&input, &args.framing).map_err(|f| f.named(&name))?;
             let mut progress = Progress::new("exporting", input.len());
             let walked = framed
                 .walk(&mut input, &mut progress, |index, offset, payload| {
@@ -197,7 +197,7 @@ mod imp {
                     }
                     Ok(ControlFlow::Continue(()))
                 })
-                .map_err(|f| named(f, &name))?;
+                .map_err(|f| f.named(&name))?;
             if let Some(damage) = framed.damage(&walked) {
                 return Err(Failure::damaged(format_args!("{name}: {damage}")));
             }
@@ -214,14 +214,6 @@ mod imp {
         format!("/{stem}")
     }
 
-    /// `failure` with its message prefixed by the input's name, once.
-    fn named(mut failure: Failure, name: &str) -> Failure {
-        if !failure.message.is_empty() && !failure.message.starts_with(&format!("{name}: ")) {
-            failure.message = format!("{name}: {}", failure.message);
-        }
-        failure
-    }
-
     /// The messages of the MCAP file `file` (`-`: standard input), checked to start as one;
     /// a file's records are bounded by its length. Its name, and the messages.
     fn open(
@@ -235,17 +227,12 @@ mod imp {
             let len = f.metadata().map(|m| m.len()).ok();
             (file.to_owned(), Box::new(f), len)
         };
-        let mut head = [0u8; 8];
-        let mut got = 0;
-        while got < head.len() {
-            match source.read(&mut head[got..]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Failure::io(&name, e)),
-            }
-        }
-        if &head[..got] != MAGIC {
+        let mut head = Vec::with_capacity(MAGIC.len());
+        (&mut source)
+            .take(MAGIC.len() as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Failure::io(&name, e))?;
+        if head != MAGIC {
             return Err(Failure::error(format_args!(
                 "{name}: not an MCAP file (it does not start with MCAP's magic bytes)"
             )));
