@@ -11,6 +11,8 @@ pub mod cluster;
 pub mod core_loops;
 pub mod cycle;
 pub mod paths;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod scaling;
 #[cfg(feature = "sql")]
 pub mod sql;

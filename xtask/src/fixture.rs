@@ -115,5 +115,6 @@ fn base() -> Snapshot {
             })
             .collect(),
         scaling: Vec::new(),
+        memory: Vec::new(),
     }
 }

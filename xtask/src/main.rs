@@ -30,6 +30,7 @@ mod ids;
 mod machine;
 mod mcap;
 mod prose;
+mod python;
 mod render;
 mod run;
 mod scaling;

@@ -147,6 +147,7 @@ fn doc(snap: &Snapshot) -> String {
     crate::schema_verify::section(&mut s, snap);
     crate::cluster::section(&mut s, snap);
     crate::mcap::section(&mut s, snap);
+    crate::python::section(&mut s, snap);
 
     if let Some(first) = snap.ratios.first() {
         s.push_str("## Core targets: paired timing\n\n");

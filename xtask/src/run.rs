@@ -1,7 +1,7 @@
 //! Running the benchmark suites with `cargo bench` and collecting what they wrote (criterion's
 //! results, the allocation counts, the paired ratios) into a snapshot.
 
-use crate::snapshot::{Snapshot, parse_allocs, parse_json, parse_ratios};
+use crate::snapshot::{Snapshot, parse_allocs, parse_json, parse_memory, parse_ratios};
 use crate::{Result, criterion, machine};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -74,6 +74,7 @@ pub(crate) fn merge(mut base: Snapshot, new: &Snapshot) -> Result<Snapshot> {
         && new.ratios.is_empty()
         && new.scaling.is_empty()
         && new.filesystem.is_empty()
+        && new.memory.is_empty()
     {
         return Err(
             "the suite wrote no figures (no criterion results, allocations, ratios or scaling)"
@@ -89,6 +90,9 @@ pub(crate) fn merge(mut base: Snapshot, new: &Snapshot) -> Result<Snapshot> {
     }
     if !new.ratios.is_empty() {
         base.ratios.clone_from(&new.ratios);
+    }
+    if !new.memory.is_empty() {
+        base.memory.clone_from(&new.memory);
     }
     if !new.scaling.is_empty() {
         base.scaling.clone_from(&new.scaling);
@@ -130,6 +134,7 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
     let _ = std::fs::remove_file(ratios_path(target));
     let _ = std::fs::remove_file(journal_path(target));
     let _ = std::fs::remove_file(scaling_path(target));
+    let _ = std::fs::remove_file(memory_path(target));
     let mut args = vec!["bench", "-p", "flatstream-bench"];
     // The SQL suite needs DataFusion, which the bench crate builds only with `sql` (so that
     // CI's `cargo bench --benches -- --test` does not build it in release).
@@ -148,6 +153,11 @@ fn run(root: &Path, target: &Path, quick: bool, suite: Option<&str>) -> Result<S
         };
         println!("the cluster suite runs {}", bin.display());
         env.push(("FLATSTREAM_BIN", bin));
+    }
+    // The Python suite runs the package in an interpreter that has it installed
+    // (`FLATSTREAM_PYTHON`, default `python3`): only when named, since it needs one.
+    if suite == Some("python") {
+        args.extend(["--features", "python"]);
     }
     match suite {
         Some(suite) => args.extend(["--bench", suite, "--"]),
@@ -205,6 +215,11 @@ fn scaling_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("scaling.json")
 }
 
+/// Where the `python` bench writes its peak memory figures (`FLATSTREAM_BENCH_OUT`).
+fn memory_path(target: &Path) -> PathBuf {
+    target.join("flatstream-bench").join("python-memory.json")
+}
+
 /// Where the `journal` bench names the file system of its files (`FLATSTREAM_BENCH_OUT`).
 fn journal_path(target: &Path) -> PathBuf {
     target.join("flatstream-bench").join("journal.json")
@@ -227,6 +242,12 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
     let scaling_path = scaling_path(target);
     let scaling = match std::fs::read_to_string(&scaling_path) {
         Ok(text) => parse_ratios(&parse_json(&text, &scaling_path)?["scaling"]),
+        Err(_) => Vec::new(),
+    };
+
+    let memory_path = memory_path(target);
+    let memory = match std::fs::read_to_string(&memory_path) {
+        Ok(text) => parse_memory(&parse_json(&text, &memory_path)?),
         Err(_) => Vec::new(),
     };
 
@@ -254,6 +275,7 @@ fn collect(root: &Path, target: &Path, mode: &str, command: &str) -> Result<Snap
         allocs,
         ratios,
         scaling,
+        memory,
     })
 }
 
@@ -400,6 +422,7 @@ mod tests {
             "schema_verify",
             "cluster",
             "mcap",
+            "python",
         ] {
             assert!(suites.iter().any(|s| s == suite), "{suite}: {suites:?}");
         }

@@ -98,6 +98,16 @@ pub(crate) struct Ratio {
     pub highest: f64,
 }
 
+/// The peak memory of one side of the `python` suite: how much the resident memory of its
+/// process grew while it read a capture once.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Memory {
+    pub side: String,
+    pub rows: u64,
+    pub capture_bytes: u64,
+    pub peak_growth: u64,
+}
+
 /// Everything a report is rendered from.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Snapshot {
@@ -122,6 +132,8 @@ pub(crate) struct Snapshot {
     /// sequential read it is compared with, as speed-ups (the baseline's time over the side's),
     /// in one process. Empty in a snapshot measured before it existed.
     pub scaling: Vec<Ratio>,
+    /// The `python` suite's peak memory figures. Empty in a snapshot measured before it existed.
+    pub memory: Vec<Memory>,
 }
 
 impl Snapshot {
@@ -186,6 +198,22 @@ pub(crate) fn parse_ratios(v: &Value) -> Vec<Ratio> {
         .collect()
 }
 
+/// The `python` suite's memory figures (or a snapshot's), in the order given.
+pub(crate) fn parse_memory(v: &Value) -> Vec<Memory> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            Some(Memory {
+                side: m["side"].as_str()?.to_owned(),
+                rows: m["rows"].as_u64()?,
+                capture_bytes: m["capture_bytes"].as_u64()?,
+                peak_growth: m["peak_growth"].as_u64()?,
+            })
+        })
+        .collect()
+}
+
 /// Loads a snapshot written by [`to_json`].
 pub(crate) fn load(path: &Path) -> Result<Snapshot> {
     let text = std::fs::read_to_string(path).map_err(|e| {
@@ -239,6 +267,7 @@ pub(crate) fn from_json(v: &Value) -> Option<Snapshot> {
         allocs: parse_allocs(&v["allocations"]),
         ratios: parse_ratios(&v["ratios"]),
         scaling: parse_ratios(&v["scaling"]),
+        memory: parse_memory(&v["python_memory"]),
     })
 }
 
@@ -290,6 +319,16 @@ pub(crate) fn to_json(snap: &Snapshot) -> String {
     let mut doc = doc;
     if !snap.scaling.is_empty() {
         doc["scaling"] = snap.scaling.iter().map(ratio_json).collect();
+    }
+    if !snap.memory.is_empty() {
+        doc["python_memory"] = snap
+            .memory
+            .iter()
+            .map(|m| {
+                json!({"side": m.side, "rows": m.rows, "capture_bytes": m.capture_bytes,
+                       "peak_growth": m.peak_growth})
+            })
+            .collect();
     }
     serde_json::to_string_pretty(&doc).expect("a Value serializes") + "\n"
 }
@@ -369,6 +408,12 @@ mod tests {
                 q3: 1.9,
                 lowest: 1.875,
                 highest: 1.875,
+            }],
+            memory: vec![Memory {
+                side: "read_batches".into(),
+                rows: 10,
+                capture_bytes: 600,
+                peak_growth: 100,
             }],
         };
         let back = from_json(&serde_json::from_str(&to_json(&snap)).unwrap()).unwrap();
