@@ -17,8 +17,15 @@ pub(crate) fn sample() -> Snapshot {
     snap
 }
 
+/// What `section` renders of `snap`.
+pub(crate) fn rendered(section: fn(&mut String, &Snapshot), snap: &Snapshot) -> String {
+    let mut s = String::new();
+    section(&mut s, snap);
+    s
+}
+
 /// A benchmark with a 95 % confidence interval of ± 2 %.
-fn bench(group: &str, function: &str, param: &str, ns: f64, t: Throughput) -> Bench {
+pub(crate) fn bench(group: &str, function: &str, param: &str, ns: f64, t: Throughput) -> Bench {
     Bench {
         id: format!("{group}/{function}/{param}"),
         group: group.to_owned(),

@@ -127,33 +127,22 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture::sample;
-    use crate::snapshot::{Bench, Memory, Throughput};
+    use crate::fixture::{bench, rendered, sample};
+    use crate::snapshot::{Memory, Throughput};
 
     fn with(snap: &mut Snapshot, function: &str, ns: f64) {
-        snap.benches.push(Bench {
-            id: format!("{GROUP}/{function}/1000000"),
-            group: GROUP.to_owned(),
-            function: function.to_owned(),
-            parameter: "1000000".to_owned(),
-            ns,
-            ns_lower: ns,
-            ns_upper: ns,
-            throughput: Some(Throughput::Elements(1_000_000)),
-        });
-    }
-
-    fn rendered(snap: &Snapshot) -> String {
-        let mut s = String::new();
-        section(&mut s, snap);
-        s
+        let rows = Throughput::Elements(1_000_000);
+        snap.benches
+            .push(bench(GROUP, function, "1000000", ns, rows));
     }
 
     #[test]
-    fn without_the_suite_the_section_says_how_to_measure_it() {
-        let s = rendered(&sample());
-        assert!(s.contains("Not measured yet"), "{s}");
-        assert!(s.contains("--only python"), "{s}");
+    fn unmeasured_it_says_how_to_measure_it() {
+        let s = rendered(section, &sample());
+        assert!(
+            s.contains("Not measured yet") && s.contains("--only python"),
+            "{s}"
+        );
     }
 
     #[test]
@@ -169,7 +158,7 @@ mod tests {
             capture_bytes: 60_000_000,
             peak_growth: 3_000_000,
         });
-        let s = rendered(&snap);
+        let s = rendered(section, &snap);
         assert!(
             s.contains("| 1 000 000 | `read_table` | 100 ms | 10.0 M | 1.00× | – | – |"),
             "{s}"

@@ -38,39 +38,8 @@ mod tools;
 use pyo3::prelude::*;
 use std::path::PathBuf;
 
-/// Every row of the streams at `paths` as a `pyarrow.Table` (see the package's `read_table`).
-#[pyfunction]
-#[pyo3(signature = (paths, schema, columns = None, root_type = None, checksum = "auto",
-    enums = "names", offset_column = false, skip_invalid = false, batch_size = None,
-    max_frame_len = None))]
-#[allow(clippy::too_many_arguments)]
-fn read_table<'py>(
-    py: Python<'py>,
-    paths: Vec<PathBuf>,
-    schema: &Bound<'py, PyAny>,
-    columns: Option<Vec<String>>,
-    root_type: Option<String>,
-    checksum: &str,
-    enums: &str,
-    offset_column: bool,
-    skip_invalid: bool,
-    batch_size: Option<usize>,
-    max_frame_len: Option<usize>,
-) -> PyResult<Bound<'py, PyAny>> {
-    let plan = table::plan(
-        schema,
-        columns,
-        root_type,
-        enums,
-        offset_column,
-        skip_invalid,
-        batch_size,
-    )?;
-    let batches = table::Batches::new(paths, &plan, checksum, max_frame_len)?;
-    table::read_table(py, batches)
-}
-
-/// The batches of the streams at `paths`, one at a time (see the package's `read_batches`).
+/// The batches of the streams at `paths`, one at a time: what the package's `read_batches`
+/// wraps in a `pyarrow.RecordBatchReader` (and `read_table` reads whole).
 #[pyfunction]
 #[pyo3(signature = (paths, schema, columns = None, root_type = None, checksum = "auto",
     enums = "names", offset_column = false, skip_invalid = false, batch_size = None,
@@ -100,7 +69,8 @@ fn batches(
     table::Batches::new(paths, &plan, checksum, max_frame_len)
 }
 
-/// The framing of the stream at `path`, its intact frames and its first damage.
+/// What the stream at `path` holds: its checksum (detected, or `checksum`), its intact frames
+/// and bytes, and its first damage, if any (`report.damage`). Returns a `Report`.
 #[pyfunction]
 #[pyo3(signature = (path, checksum = "auto", max_frame_len = None))]
 fn inspect(
@@ -112,7 +82,13 @@ fn inspect(
     tools::inspect(py, path, checksum, max_frame_len)
 }
 
-/// Verifies the stream at `path`: every frame, and every payload against `schema` if given.
+/// Verifies every frame of the stream at `path` (its checksum and length) and, with a
+/// `schema` (a `.bfbs` path or its bytes), every payload against it.
+///
+/// Stops at the first damage; with `all`, goes past each damage as `salvage` does and lists
+/// every damaged range. `report.ok` (or `bool(report)`) says whether the stream is whole;
+/// `report.damage` lists the `Damage` found. The file is memory-mapped and read with the GIL
+/// released.
 #[pyfunction]
 #[pyo3(signature = (path, schema = None, all = false, root_type = None, checksum = "auto",
     max_frame_len = None))]
@@ -131,7 +107,9 @@ fn verify(
     tools::verify(py, path, plan, all, checksum, max_frame_len)
 }
 
-/// Writes every intact frame of `src` to `dst`, skipping the damage.
+/// Writes every intact frame of the stream at `src` to a new stream at `dst`, in the same
+/// framing, skipping the damaged bytes. `dst` appears only once complete. Returns a
+/// `SalvageReport`.
 #[pyfunction]
 #[pyo3(signature = (src, dst, checksum = "auto", max_frame_len = None))]
 fn salvage(
@@ -154,7 +132,6 @@ fn _flatstream(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<tools::Report>()?;
     m.add_class::<tools::Damage>()?;
     m.add_class::<tools::SalvageReport>()?;
-    m.add_function(wrap_pyfunction!(read_table, m)?)?;
     m.add_function(wrap_pyfunction!(batches, m)?)?;
     m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_function(wrap_pyfunction!(verify, m)?)?;

@@ -4,7 +4,7 @@
 
 use crate::errors::{arrow_error, frame_error, schema_error, value_error};
 use crate::source::{Checksum, DEFAULT_MAX_FRAME_LEN, Frames, Opened};
-use arrow_pyarrow::{IntoPyArrow, ToPyArrow};
+use arrow_pyarrow::ToPyArrow;
 use flatstream::arrow::arrow_array::RecordBatch;
 use flatstream::arrow::{BinarySchema, Converter, Enums, OFFSET_COLUMN, Options, Plan};
 use pyo3::prelude::*;
@@ -180,15 +180,6 @@ impl Batches {
             .map_err(|e| Failure::Arrow("batch".to_owned(), e))
     }
 
-    /// Every batch, for `read_table`.
-    fn collect(&mut self) -> Result<Vec<RecordBatch>, Failure> {
-        let mut batches = Vec::new();
-        while let Some(batch) = self.next_batch()? {
-            batches.push(batch);
-        }
-        Ok(batches)
-    }
-
     /// The schema of the batches.
     pub(crate) fn arrow_schema(&self) -> flatstream::arrow::arrow_schema::SchemaRef {
         self.converter.plan().schema().clone()
@@ -219,16 +210,4 @@ impl Batches {
     fn skipped(&self) -> u64 {
         self.converter.skipped()
     }
-}
-
-/// Every row of the files as one `pyarrow.Table`.
-pub(crate) fn read_table<'py>(
-    py: Python<'py>,
-    mut batches: Batches,
-) -> PyResult<Bound<'py, PyAny>> {
-    let schema = batches.arrow_schema();
-    let collected = py.detach(|| batches.collect()).map_err(PyErr::from)?;
-    let table =
-        arrow_pyarrow::Table::try_new(collected, schema).map_err(|e| value_error(e.to_string()))?;
-    table.into_pyarrow(py)
 }

@@ -3,8 +3,9 @@
 //! work runs with the GIL released.
 
 use crate::errors::{arrow_error, io_error, value_error};
-use crate::source::{Checksum, DEFAULT_MAX_FRAME_LEN, checksum};
+use crate::source::{Checksum, DEFAULT_MAX_FRAME_LEN};
 use flatstream::arrow::{Converter, Plan};
+use flatstream::checksum::AnyChecksum;
 use flatstream::checksum::{ChecksumKind, Detection, detect};
 use flatstream::read::MappedFile;
 use flatstream::repair::{Recover, Salvage, Salvaged, StreamEnd};
@@ -108,16 +109,21 @@ impl SalvageReport {
     }
 }
 
-/// A file's bytes with its framing.
+/// A file's bytes with its framing and the bound on its frames.
 struct Mapped {
     name: String,
     bytes: MappedFile,
     kind: ChecksumKind,
     detected: bool,
+    deframer: ChecksumDeframer<AnyChecksum>,
+    max: usize,
 }
 
 impl Mapped {
-    fn open(path: &Path, given: Checksum, max: usize) -> PyResult<Mapped> {
+    /// Maps the file at `path`; its framing is `checksum` (a name, or `"auto"`: detected).
+    fn open(path: &Path, checksum: &str, max_frame_len: Option<usize>) -> PyResult<Mapped> {
+        let given = Checksum::parse(checksum)?;
+        let max = max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
         let name = path.display().to_string();
         let bytes = MappedFile::open(path).map_err(|e| io_error(&name, e))?;
         let (kind, detected) = match given {
@@ -128,15 +134,13 @@ impl Mapped {
             ),
         };
         Ok(Mapped {
+            deframer: ChecksumDeframer::new(crate::source::checksum(kind)?),
             name,
             bytes,
             kind,
             detected,
+            max,
         })
-    }
-
-    fn deframer(&self) -> PyResult<ChecksumDeframer<flatstream::checksum::AnyChecksum>> {
-        Ok(ChecksumDeframer::new(checksum(self.kind)?))
     }
 
     fn report(&self, frames: u64, damage: Vec<Damage>) -> Report {
@@ -232,12 +236,12 @@ pub(crate) fn inspect(
     checksum: &str,
     max_frame_len: Option<usize>,
 ) -> PyResult<Report> {
-    let max = max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
-    let mapped = Mapped::open(&path, Checksum::parse(checksum)?, max)?;
-    let deframer = mapped.deframer()?;
+    let mapped = Mapped::open(&path, checksum, max_frame_len)?;
     py.detach(|| {
         let bytes = mapped.bytes.as_bytes();
-        let scan = Recover::new(deframer).with_max_frame_len(max).scan(bytes);
+        let scan = Recover::new(&mapped.deframer)
+            .with_max_frame_len(mapped.max)
+            .scan(bytes);
         let damage = end_damage(scan.end, 0, scan.valid_len, bytes.len() as u64);
         Ok(mapped.report(scan.frames, damage.into_iter().collect()))
     })
@@ -277,9 +281,8 @@ pub(crate) fn verify(
     checksum: &str,
     max_frame_len: Option<usize>,
 ) -> PyResult<Report> {
-    let max = max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
-    let mapped = Mapped::open(&path, Checksum::parse(checksum)?, max)?;
-    let deframer = mapped.deframer()?;
+    let mapped = Mapped::open(&path, checksum, max_frame_len)?;
+    let (deframer, max) = (&mapped.deframer, mapped.max);
     let mut valid = plan.as_ref().map(Valid::new).transpose()?;
     let invalid = |offset: u64, len: usize, reason: String| Damage {
         start: offset,
@@ -293,7 +296,7 @@ pub(crate) fn verify(
         let mut frames = 0;
         let mut damage = Vec::new();
         if !all {
-            let mut it = Frames::new(bytes, &deframer).with_max_frame_len(max);
+            let mut it = Frames::new(bytes, deframer).with_max_frame_len(max);
             loop {
                 let offset = it.position();
                 match it.next() {
@@ -309,10 +312,10 @@ pub(crate) fn verify(
                     }
                     Some(Err(_)) => {
                         let rest = &bytes[offset as usize..];
-                        let scan = Recover::new(&deframer).with_max_frame_len(max).scan(rest);
+                        let scan = Recover::new(deframer).with_max_frame_len(max).scan(rest);
                         let mut range = end_damage(scan.end, offset, scan.valid_len, len);
                         // A corrupt frame's range ends where salvage finds intact frames again.
-                        let resumes = Salvage::new(rest, &deframer).with_max_frame_len(max).next();
+                        let resumes = Salvage::new(rest, deframer).with_max_frame_len(max).next();
                         if let (Some(range), Some(Salvaged::Skipped { end, .. })) =
                             (range.as_mut(), resumes)
                         {
@@ -327,7 +330,7 @@ pub(crate) fn verify(
             }
             return Ok(mapped.report(frames, damage));
         }
-        for item in Salvage::new(bytes, &deframer).with_max_frame_len(max) {
+        for item in Salvage::new(bytes, deframer).with_max_frame_len(max) {
             match item {
                 Salvaged::Frame { offset, payload } => {
                     match valid.as_mut().map(|v| v.check(offset, payload)) {
@@ -339,7 +342,7 @@ pub(crate) fn verify(
                     }
                 }
                 Salvaged::Skipped { start, end } => {
-                    let scan = Recover::new(&deframer)
+                    let scan = Recover::new(deframer)
                         .with_max_frame_len(max)
                         .scan(&bytes[start as usize..end as usize]);
                     let mut range =
@@ -375,15 +378,13 @@ pub(crate) fn salvage(
     checksum: &str,
     max_frame_len: Option<usize>,
 ) -> PyResult<SalvageReport> {
-    let max = max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
-    let mapped = Mapped::open(&src, Checksum::parse(checksum)?, max)?;
+    let mapped = Mapped::open(&src, checksum, max_frame_len)?;
     if same_file(&src, &dst) {
         return Err(value_error(format!(
             "{}: salvage writes a new file: dst must not be src",
             dst.display()
         )));
     }
-    let deframer = mapped.deframer()?;
     let framer = ChecksumFramer::new(crate::source::checksum(mapped.kind)?);
     let shown = dst.display().to_string();
     let mut temporary = dst.clone().into_os_string();
@@ -392,8 +393,8 @@ pub(crate) fn salvage(
     py.detach(|| {
         let file = File::create(&temporary).map_err(|e| io_error(&shown, e))?;
         let mut writer = StreamWriter::new(BufWriter::new(file), framer);
-        let written = Salvage::new(mapped.bytes.as_bytes(), deframer)
-            .with_max_frame_len(max)
+        let written = Salvage::new(mapped.bytes.as_bytes(), &mapped.deframer)
+            .with_max_frame_len(mapped.max)
             .write_to(&mut writer)
             .and_then(|report| writer.flush().map(|()| report));
         let report = match written {

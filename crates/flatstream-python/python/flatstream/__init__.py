@@ -16,7 +16,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
-from typing import Iterable, Sequence, Union
+from typing import Iterable, Sequence, TypedDict, Union, Unpack
 
 import pyarrow
 
@@ -34,6 +34,9 @@ from ._flatstream import (
     UnexpectedEof,
     Writer,
     __version__,
+    inspect,
+    salvage,
+    verify,
 )
 from . import _flatstream
 
@@ -44,6 +47,7 @@ __all__ = [
     "FrameTooLarge",
     "FramingError",
     "InvalidFlatbuffer",
+    "ReadOptions",
     "Reader",
     "Report",
     "SalvageReport",
@@ -99,112 +103,55 @@ def _schema(schema: Union[Path, bytes]) -> Union[str, bytes]:
     return schema if isinstance(schema, bytes) else os.fspath(schema)
 
 
-def read_table(
-    paths: Paths,
-    schema: Union[Path, bytes],
-    columns: Iterable[str] | None = None,
-    root_type: str | None = None,
-    checksum: str = "auto",
-    enums: str = "names",
-    offset_column: bool = False,
-    skip_invalid: bool = False,
-    batch_size: int | None = None,
-    max_frame_len: int | None = None,
-) -> pyarrow.Table:
-    """Reads every frame of the streams at `paths` as one row each of a ``pyarrow.Table``.
+class ReadOptions(TypedDict, total=False):
+    """The options of :func:`read_table` and :func:`read_batches`, all optional.
 
-    `paths` is a file, a directory (its ``.fstream`` files), a glob (``captures/*.fstream``)
-    or a list of these. `schema` is a ``.bfbs`` file's path or its bytes; `root_type` the
-    table the frames hold (default: the schema's root type). `columns` reads only the fields
-    named (the others are never read). `checksum` is the streams' checksum, or ``"auto"`` to
-    detect each file's. `enums` is ``"names"`` (dictionary of the value names) or
-    ``"integers"``. `offset_column` adds ``_offset``, each frame's byte offset in its file.
-    Each payload is verified against the schema; an invalid one raises
-    :class:`InvalidFlatbuffer`, or is skipped with `skip_invalid`.
+    `columns` reads only the fields named, in that order (the others are never read;
+    ``"_offset"`` is the frame's byte offset). `root_type` is the table the frames hold
+    (default: the schema's root type). `checksum` is the streams' checksum (``"none"``,
+    ``"xxhash64"``, ``"crc32"``, ``"crc16"``, ``"crc32c"``), or ``"auto"`` (the default) to
+    detect each file's from its leading frames. `enums` is ``"names"`` (the default: a
+    dictionary of the value names) or ``"integers"``. `offset_column` adds ``_offset``.
+    `skip_invalid` skips payloads that are not valid FlatBuffers of the schema instead of
+    raising :class:`InvalidFlatbuffer`. `batch_size` is the rows of a record batch (8192).
+    `max_frame_len` bounds a frame's payload (2 GiB - 1): a longer one is
+    :class:`FrameTooLarge`, before anything is allocated for it.
     """
-    return _flatstream.read_table(
-        _paths(paths),
-        _schema(schema),
-        columns=None if columns is None else list(columns),
-        root_type=root_type,
-        checksum=checksum,
-        enums=enums,
-        offset_column=offset_column,
-        skip_invalid=skip_invalid,
-        batch_size=batch_size,
-        max_frame_len=max_frame_len,
-    )
+
+    columns: Iterable[str] | None
+    root_type: str | None
+    checksum: str
+    enums: str
+    offset_column: bool
+    skip_invalid: bool
+    batch_size: int | None
+    max_frame_len: int | None
 
 
 def read_batches(
-    paths: Paths,
-    schema: Union[Path, bytes],
-    columns: Iterable[str] | None = None,
-    root_type: str | None = None,
-    checksum: str = "auto",
-    enums: str = "names",
-    offset_column: bool = False,
-    skip_invalid: bool = False,
-    batch_size: int | None = None,
-    max_frame_len: int | None = None,
+    paths: Paths, schema: Union[Path, bytes], **options: Unpack[ReadOptions]
 ) -> pyarrow.RecordBatchReader:
-    """Reads the streams as :func:`read_table` does, one batch at a time.
+    """Reads every frame of the streams at `paths` as one row each, a batch at a time.
 
-    Returns a ``pyarrow.RecordBatchReader``: memory is bounded by the batch (`batch_size`
-    rows, 8192 by default) and the largest frame, not by the capture. polars
-    (``polars.from_arrow``), DuckDB (``duckdb.from_arrow``, or ``FROM reader`` in SQL) and
-    pandas (``reader.read_pandas()``) read it through the Arrow C stream interface, without
-    copying the columns. An error is raised after the batch of the rows before it.
+    `paths` is a file, a directory (its ``.fstream`` files), a glob (``captures/*.fstream``)
+    or a list of these. `schema` is a ``.bfbs`` file's path or its bytes. The options are
+    :class:`ReadOptions`'. Each payload is verified against the schema.
+
+    Returns a ``pyarrow.RecordBatchReader``: memory is bounded by one batch and the largest
+    frame, not by the capture. polars (``polars.from_arrow``), DuckDB (``duckdb.from_arrow``,
+    or ``FROM reader`` in SQL) and pandas (``reader.read_pandas()``) read it through the Arrow
+    C stream interface, without copying the columns. The reading and converting run with the
+    GIL released. An error is raised after the batch of the rows before it.
     """
-    batches = _flatstream.batches(
-        _paths(paths),
-        _schema(schema),
-        columns=None if columns is None else list(columns),
-        root_type=root_type,
-        checksum=checksum,
-        enums=enums,
-        offset_column=offset_column,
-        skip_invalid=skip_invalid,
-        batch_size=batch_size,
-        max_frame_len=max_frame_len,
-    )
+    if options.get("columns") is not None:
+        options["columns"] = list(options["columns"])
+    batches = _flatstream.batches(_paths(paths), _schema(schema), **options)
     return pyarrow.RecordBatchReader.from_batches(batches.schema, batches)
 
 
-def inspect(path: Path, checksum: str = "auto", max_frame_len: int | None = None) -> Report:
-    """What the stream at `path` holds: its checksum (detected, or `checksum`), its intact
-    frames and bytes, and its first damage, if any (``report.damage``)."""
-    return _flatstream.inspect(os.fspath(path), checksum, max_frame_len)
-
-
-def verify(
-    path: Path,
-    schema: Union[Path, bytes, None] = None,
-    all: bool = False,
-    root_type: str | None = None,
-    checksum: str = "auto",
-    max_frame_len: int | None = None,
-) -> Report:
-    """Verifies every frame of the stream at `path` (its checksum and length) and, with a
-    `schema`, every payload against it.
-
-    Stops at the first damage; with `all`, goes past each damage as :func:`salvage` does and
-    lists every damaged range. ``report.ok`` (or ``bool(report)``) says whether the stream is
-    whole; ``report.damage`` lists the :class:`Damage` found.
-    """
-    return _flatstream.verify(
-        os.fspath(path),
-        None if schema is None else _schema(schema),
-        all,
-        root_type,
-        checksum,
-        max_frame_len,
-    )
-
-
-def salvage(
-    src: Path, dst: Path, checksum: str = "auto", max_frame_len: int | None = None
-) -> SalvageReport:
-    """Writes every intact frame of the stream at `src` to a new stream at `dst`, in the same
-    framing, skipping the damaged bytes. `dst` appears only once complete."""
-    return _flatstream.salvage(os.fspath(src), os.fspath(dst), checksum, max_frame_len)
+def read_table(
+    paths: Paths, schema: Union[Path, bytes], **options: Unpack[ReadOptions]
+) -> pyarrow.Table:
+    """Reads every frame of the streams at `paths` as one row each of a ``pyarrow.Table``:
+    :func:`read_batches`' batches, all of them."""
+    return read_batches(paths, schema, **options).read_all()

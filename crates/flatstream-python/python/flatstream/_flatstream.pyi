@@ -1,5 +1,5 @@
-"""Type stubs of the native module (crates/flatstream-python/src). The package's own
-functions (read_table, read_batches, inspect, verify, salvage) are typed in __init__.py."""
+"""Type stubs of the native module (crates/flatstream-python/src). read_table and
+read_batches are typed in __init__.py."""
 
 import os
 from typing import IO, Iterator, Self, Sequence, Union
@@ -90,80 +90,55 @@ class Batches:
         """Frames skipped as invalid so far (with skip_invalid=True)."""
 
 class Damage:
-    """One damaged range of a stream: bytes start to end."""
+    """One damaged range of a stream: bytes start to end (read-only)."""
 
-    @property
-    def start(self) -> int: ...
-    @property
-    def end(self) -> int: ...
-    @property
-    def kind(self) -> str:
-        """"corrupt frame", "damaged length", "torn tail", "ambiguous end" or "invalid"."""
-    @property
-    def message(self) -> str: ...
+    start: int
+    end: int
+    kind: str
+    """"corrupt frame", "damaged length", "torn tail", "ambiguous end" or "invalid"."""
+    message: str
 
 class Report:
-    """What inspect and verify found in a stream."""
+    """What inspect and verify found in a stream (read-only)."""
 
-    @property
-    def path(self) -> str: ...
-    @property
-    def checksum(self) -> str: ...
-    @property
-    def detected(self) -> bool: ...
-    @property
-    def frames(self) -> int: ...
-    @property
-    def bytes(self) -> int: ...
-    @property
-    def damage(self) -> list[Damage]: ...
-    @property
-    def ok(self) -> bool: ...
+    path: str
+    checksum: str
+    detected: bool
+    frames: int
+    bytes: int
+    damage: list[Damage]
+    ok: bool
     def __bool__(self) -> bool: ...
 
 class SalvageReport:
-    """What salvage kept and skipped."""
+    """What salvage kept and skipped (read-only)."""
 
-    @property
-    def frames(self) -> int: ...
-    @property
-    def rejected(self) -> int: ...
-    @property
-    def skipped(self) -> list[tuple[int, int]]: ...
+    frames: int
+    rejected: int
+    skipped: list[tuple[int, int]]
 
-def read_table(
-    paths: Sequence[str],
-    schema: _Schema,
-    columns: list[str] | None = None,
-    root_type: str | None = None,
-    checksum: str = "auto",
-    enums: str = "names",
-    offset_column: bool = False,
-    skip_invalid: bool = False,
-    batch_size: int | None = None,
-    max_frame_len: int | None = None,
-) -> pyarrow.Table: ...
-def batches(
-    paths: Sequence[str],
-    schema: _Schema,
-    columns: list[str] | None = None,
-    root_type: str | None = None,
-    checksum: str = "auto",
-    enums: str = "names",
-    offset_column: bool = False,
-    skip_invalid: bool = False,
-    batch_size: int | None = None,
-    max_frame_len: int | None = None,
-) -> Batches: ...
-def inspect(path: str, checksum: str = "auto", max_frame_len: int | None = None) -> Report: ...
+def batches(paths: Sequence[str], schema: _Schema, **options: object) -> Batches:
+    """The batches of read_batches (its options are flatstream.ReadOptions)."""
+
+def inspect(
+    path: Union[str, os.PathLike[str]], checksum: str = "auto", max_frame_len: int | None = None
+) -> Report:
+    """What the stream at path holds: its checksum, intact frames and bytes, first damage."""
+
 def verify(
-    path: str,
-    schema: _Schema | None = None,
+    path: Union[str, os.PathLike[str]],
+    schema: Union[str, os.PathLike[str], bytes, None] = None,
     all: bool = False,
     root_type: str | None = None,
     checksum: str = "auto",
     max_frame_len: int | None = None,
-) -> Report: ...
+) -> Report:
+    """Verifies every frame of the stream (and every payload against schema, if given)."""
+
 def salvage(
-    src: str, dst: str, checksum: str = "auto", max_frame_len: int | None = None
-) -> SalvageReport: ...
+    src: Union[str, os.PathLike[str]],
+    dst: Union[str, os.PathLike[str]],
+    checksum: str = "auto",
+    max_frame_len: int | None = None,
+) -> SalvageReport:
+    """Writes every intact frame of src to a new stream at dst, skipping the damage."""
