@@ -118,7 +118,9 @@ impl Chunk {
     /// Writes the chunk and its Message Index records to `out`, and empties it for the next;
     /// returns its Chunk Index.
     pub(crate) fn write_to<W: Write>(&mut self, out: &mut Output<W>) -> io::Result<ChunkIndex> {
-        let uncompressed_crc = crc32fast::hash(&self.records);
+        let mut records_crc = crc32fast::Hasher::new();
+        records_crc.update(&self.records);
+        let uncompressed_crc = records_crc.clone().finalize();
         let (compression, data) = match &mut self.compressor {
             Compressor::None => ("", &self.records),
             Compressor::Zstd(zstd) => {
@@ -158,7 +160,11 @@ impl Chunk {
         record(&mut self.head, op::CHUNK, &header, data.len())?;
         let chunk_start_offset = out.written();
         out.write(&self.head)?;
-        out.write(data)?;
+        match self.compressor {
+            // Stored, the data is the records: their CRC is not computed twice.
+            Compressor::None => out.write_hashed(data, &records_crc)?,
+            _ => out.write(data)?,
+        }
         let chunk_length = out.written() - chunk_start_offset;
 
         self.tail.clear();

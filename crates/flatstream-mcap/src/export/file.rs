@@ -63,6 +63,19 @@ pub(crate) struct Output<W> {
 impl<W: Write> Output<W> {
     /// Writes `bytes` whole.
     pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write_through(bytes)?;
+        self.crc.update(bytes);
+        Ok(())
+    }
+
+    /// Writes `bytes` whole, `crc` their CRC-32 already computed.
+    pub(crate) fn write_hashed(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
+        self.write_through(bytes)?;
+        self.crc.combine(crc);
+        Ok(())
+    }
+
+    fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.failed {
             return Err(io::Error::other("an earlier write to the MCAP file failed"));
         }
@@ -70,7 +83,6 @@ impl<W: Write> Output<W> {
             self.failed = true;
             return Err(e);
         }
-        self.crc.update(bytes);
         self.written += bytes.len() as u64;
         Ok(())
     }
