@@ -291,3 +291,10 @@ fn an_export_without_messages_is_a_valid_file_with_its_schema_and_channels() {
         }
     }
 }
+
+#[test]
+fn an_exporter_can_move_to_another_thread_and_be_shared() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Exporter<Cursor<Vec<u8>>>>();
+    send_sync::<Exporter<std::fs::File>>();
+}

@@ -167,6 +167,11 @@ impl<W: Write> McapFile<W> {
         Ok(index)
     }
 
+    /// The channels added so far.
+    pub(crate) fn channels(&self) -> usize {
+        self.counts.len()
+    }
+
     /// The messages of the `index`-th channel so far.
     #[inline]
     pub(crate) fn count(&self, index: usize) -> u64 {

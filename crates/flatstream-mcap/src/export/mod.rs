@@ -101,14 +101,13 @@ pub struct Exporter<W: Write> {
     verifier: Verifier,
     table: String,
     time: Option<TimeField>,
-    channels: usize,
 }
 
 impl<W: Write> std::fmt::Debug for Exporter<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Exporter")
             .field("table", &self.table)
-            .field("channels", &self.channels)
+            .field("channels", &self.file.channels())
             .finish_non_exhaustive()
     }
 }
@@ -149,7 +148,6 @@ impl<W: Write> Exporter<W> {
             verifier,
             table,
             time,
-            channels: 0,
         })
     }
 
@@ -164,11 +162,10 @@ impl<W: Write> Exporter<W> {
     ///
     /// [`Error::TooManyChannels`] past 65 535.
     pub fn channel(&mut self, topic: &str) -> Result<ChannelId> {
-        if self.channels >= usize::from(u16::MAX) {
+        if self.file.channels() >= usize::from(u16::MAX) {
             return Err(Error::TooManyChannels);
         }
         let index = self.file.channel(topic)?;
-        self.channels += 1;
         Ok(ChannelId { index })
     }
 
