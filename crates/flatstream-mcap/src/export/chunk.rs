@@ -73,17 +73,9 @@ impl Chunk {
         self.records.extend_from_slice(bytes);
     }
 
-    /// Appends a Message record of the channel `id` (its `index`-th), its log and publish time
-    /// `time`.
+    /// Appends a Message record of the `index`-th channel, its log and publish time `time`.
     #[inline]
-    pub(crate) fn push_message(
-        &mut self,
-        index: usize,
-        id: u16,
-        sequence: u32,
-        time: u64,
-        payload: &[u8],
-    ) {
+    pub(crate) fn push_message(&mut self, index: usize, sequence: u32, time: u64, payload: &[u8]) {
         if index >= self.indexes.len() {
             self.indexes.resize_with(index + 1, Vec::new);
         }
@@ -91,7 +83,7 @@ impl Chunk {
         let mut head = [0u8; MESSAGE_HEAD];
         head[0] = op::MESSAGE;
         head[1..9].copy_from_slice(&((MESSAGE_HEAD - 9 + payload.len()) as u64).to_le_bytes());
-        head[9..11].copy_from_slice(&id.to_le_bytes());
+        head[9..11].copy_from_slice(&channel_id(index).to_le_bytes());
         head[11..15].copy_from_slice(&sequence.to_le_bytes());
         head[15..23].copy_from_slice(&time.to_le_bytes());
         head[23..31].copy_from_slice(&time.to_le_bytes());

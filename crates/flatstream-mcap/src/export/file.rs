@@ -183,9 +183,7 @@ impl<W: Write> McapFile<W> {
     #[inline]
     pub(crate) fn message(&mut self, index: usize, time: u64, payload: &[u8]) -> io::Result<()> {
         let count = self.counts[index];
-        let id = channel_id(index);
-        self.chunk
-            .push_message(index, id, count as u32, time, payload);
+        self.chunk.push_message(index, count as u32, time, payload);
         self.counts[index] = count + 1;
         if self.chunk.is_full() {
             self.write_chunk()?;
