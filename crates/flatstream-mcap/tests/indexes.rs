@@ -5,7 +5,6 @@
 //! and several, and an export without messages.
 
 use flatstream::mcap::{Compression, ExportOptions, Exporter, Time, TimeUnit};
-use flatstream::{DefaultDeframer, Frames};
 use flatstream_test_support::telemetry;
 use mcap::records::{ChunkIndex, Record, op};
 use mcap::sans_io::indexed_reader::{IndexedReadEvent, IndexedReader};
@@ -36,14 +35,12 @@ fn export(compression: Compression, topics: &[&str], n: u64) -> (Vec<u8>, Vec<Se
         .iter()
         .map(|t| exporter.channel(t).unwrap())
         .collect();
-    let stream = telemetry::stream(n);
     let mut sent = Vec::new();
-    for (i, payload) in Frames::new(&stream[..], DefaultDeframer).enumerate() {
-        let payload = payload.unwrap();
+    for (i, payload) in telemetry::payloads(n).into_iter().enumerate() {
         let c = i % topics.len();
-        exporter.write(channels[c], payload).unwrap();
+        exporter.write(channels[c], &payload).unwrap();
         let log_time = telemetry::Reading::nth(i as u64).timestamp * 1_000_000;
-        sent.push((c as u16 + 1, log_time, payload.to_vec()));
+        sent.push((c as u16 + 1, log_time, payload));
     }
     (exporter.finish().unwrap().into_inner(), sent)
 }

@@ -1,24 +1,15 @@
 //! The exporter's output: any `Write` (nothing is seeked), and one that fails part of the way.
 
 use flatstream::mcap::{Error, ExportOptions, Exporter};
-use flatstream::{DefaultDeframer, Frames};
 use flatstream_test_support::telemetry;
 use std::io::{self, Write};
 
 const TELEMETRY: &[u8] = include_bytes!("../../../examples/telemetry.bfbs");
 
-/// The payloads of `n` telemetry readings.
-fn demo(n: u64) -> Vec<Vec<u8>> {
-    let stream = telemetry::stream(n);
-    Frames::new(&stream[..], DefaultDeframer)
-        .map(|p| p.unwrap().to_vec())
-        .collect()
-}
-
 #[test]
 fn a_writer_that_cannot_seek_receives_a_whole_file() {
     // A `Vec<u8>` is `Write` and not `Seek`; offsets count from where the writer is.
-    let payloads = demo(30_000);
+    let payloads = telemetry::payloads(30_000);
     let mut exporter = Exporter::new(b"before".to_vec(), TELEMETRY, &ExportOptions::new()).unwrap();
     let channel = exporter.channel("/t").unwrap();
     for p in &payloads {
@@ -57,7 +48,7 @@ impl Write for Full {
 
 #[test]
 fn a_failed_write_is_an_error_and_so_is_every_write_after_it() {
-    let payloads = demo(30_000);
+    let payloads = telemetry::payloads(30_000);
     let mut whole = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
     let channel = whole.channel("/t").unwrap();
     for p in &payloads {

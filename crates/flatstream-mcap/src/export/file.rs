@@ -172,6 +172,11 @@ impl<W: Write> McapFile<W> {
         self.counts.len()
     }
 
+    /// The messages written so far.
+    pub(crate) fn messages(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
     /// The messages of the `index`-th channel so far.
     #[inline]
     pub(crate) fn count(&self, index: usize) -> u64 {
@@ -244,7 +249,7 @@ impl<W: Write> McapFile<W> {
             .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
         let (message_start_time, message_end_time) = times.unwrap_or((0, 0));
         Statistics {
-            message_count: self.counts.iter().sum(),
+            message_count: self.messages(),
             schema_count: 1,
             channel_count: self.counts.len() as u32,
             attachment_count: 0,

@@ -108,6 +108,7 @@ impl<W: Write> std::fmt::Debug for Exporter<W> {
         f.debug_struct("Exporter")
             .field("table", &self.table)
             .field("channels", &self.file.channels())
+            .field("messages", &self.file.messages())
             .finish_non_exhaustive()
     }
 }
