@@ -2,8 +2,9 @@
 //! commands do their work after reading the file: the demo's million telemetry readings
 //! (XXH3-64-framed, in memory), every frame's checksum verified, then re-framed with XXH3-64
 //! into a `Vec` (`convert`), or verified against the schema and written as an MCAP message, in
-//! zstd chunks (the default) or stored ones (`export-zstd`, `export-none`, through
-//! `flatstream::mcap::Exporter` into a `Cursor<Vec<u8>>`), times from the frame's index.
+//! zstd chunks (the default), lz4 chunks or stored ones (`export-zstd`, `export-lz4`,
+//! `export-none`, through `flatstream::mcap::Exporter` into a `Cursor<Vec<u8>>`), times from
+//! the frame's index.
 //!
 //! Ids: `mcap/<side>/<frames>`. Throughput: the capture's bytes for `convert`, the MCAP file's
 //! bytes for the export sides (so the report gives both sizes). Each side's output is checked
@@ -62,6 +63,7 @@ fn mcap(c: &mut Criterion, frames: u64) {
     });
     for (name, compression) in [
         ("export-zstd", Compression::Zstd),
+        ("export-lz4", Compression::Lz4),
         ("export-none", Compression::None),
     ] {
         let file = export(&capture, compression);

@@ -254,10 +254,10 @@ pub(crate) const GROUPS: &[GroupConfig] = &[
         group: "mcap",
         title: "MCAP export against convert",
         description: "The demo's capture in memory: `convert` re-frames every payload with \
-            XXH3-64; `export-zstd` and `export-none` verify each payload against the schema \
-            and write it as an MCAP message, zstd or stored chunks. Throughput counts the \
-            capture's bytes for `convert`, the MCAP file's for the exports. See the MCAP \
-            section.",
+            XXH3-64; `export-zstd`, `export-lz4` and `export-none` verify each payload against \
+            the schema and write it as an MCAP message, in zstd, lz4 or stored chunks. \
+            Throughput counts the capture's bytes for `convert`, the MCAP file's for the \
+            exports. See the MCAP section.",
         baseline: "convert",
         parameter: "frames",
         layout: Layout::PerParameter,

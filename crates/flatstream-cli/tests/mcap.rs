@@ -248,7 +248,10 @@ fn bad_options_and_inputs_are_one_line_errors() {
     let schema = telemetry_bfbs();
     let mcap = dir.path("x.mcap");
     let cases: Vec<(Vec<&str>, &str)> = vec![
-        (vec!["--to", "mcap"], "--to mcap writes a file it seeks in"),
+        (
+            vec!["--to", "mcap"],
+            "--to mcap writes a file, whole or not at all",
+        ),
         (vec!["--to", "mcap", "-o", "-"], "pass -o OUT, a file"),
         (
             vec!["--to", "mcap", "-o", &mcap, "--columns", "value"],

@@ -39,11 +39,11 @@ pub enum Error {
     /// More channels than an MCAP file can number (65 535).
     #[error("more than 65 535 channels")]
     TooManyChannels,
-    /// The MCAP file could not be read or written: what the `mcap` crate said, after our
-    /// words for where.
+    /// The MCAP file could not be read: what the `mcap` crate said, after our words for
+    /// where.
     #[error("{context}: {reason}")]
     Mcap {
-        /// What was being done (`not a readable MCAP file`, `cannot write the MCAP file`).
+        /// What was being done (`not a readable MCAP file`).
         context: &'static str,
         /// The `mcap` crate's reason.
         reason: String,
@@ -64,17 +64,6 @@ impl Error {
             mcap::McapError::Io(e) => Error::Io(e),
             e => Error::Mcap {
                 context: "not a readable MCAP file",
-                reason: e.to_string(),
-            },
-        }
-    }
-
-    /// An error of the `mcap` crate while writing.
-    pub(crate) fn writing(e: mcap::McapError) -> Error {
-        match e {
-            mcap::McapError::Io(e) => Error::Io(e),
-            e => Error::Mcap {
-                context: "cannot write the MCAP file",
                 reason: e.to_string(),
             },
         }

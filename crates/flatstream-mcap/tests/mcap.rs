@@ -7,7 +7,6 @@ use flatstream::mcap::{
     ChannelId, Compression, Error, ExportOptions, Exporter, FLATBUFFER, Messages, Time, TimeUnit,
     channels,
 };
-use flatstream::{DefaultDeframer, Frames};
 use flatstream_test_support::fleet::*;
 use flatstream_test_support::fleet_build::{camera, motor, sensor};
 use flatstream_test_support::telemetry;
@@ -17,14 +16,6 @@ use std::io::Cursor;
 const TELEMETRY: &[u8] = include_bytes!("../../../examples/telemetry.bfbs");
 const FLEET: &[u8] = include_bytes!("../../../examples/fleet.bfbs");
 const LOG: &[u8] = include_bytes!("../../../benches/schemas/log.bfbs");
-
-/// The payloads of the demo's stream: `n` telemetry readings.
-fn demo(n: u64) -> Vec<Vec<u8>> {
-    let stream = telemetry::stream(n);
-    Frames::new(&stream[..], DefaultDeframer)
-        .map(|p| p.unwrap().to_vec())
-        .collect()
-}
 
 /// Robots, each with a union of another member, nested tables and vectors.
 fn fleet() -> Vec<Vec<u8>> {
@@ -137,7 +128,7 @@ fn the_fleet_stream_exports_with_its_schema_and_every_payload_as_a_message() {
 
 #[test]
 fn the_demo_stream_exports_with_log_times_from_its_timestamp_field() {
-    let payloads = demo(1000);
+    let payloads = telemetry::payloads(1000);
     let time = Time::Field {
         path: "timestamp".into(),
         unit: TimeUnit::Milliseconds,
@@ -159,7 +150,7 @@ fn the_demo_stream_exports_with_log_times_from_its_timestamp_field() {
 
 #[test]
 fn an_export_imports_back_to_the_same_payloads_and_another_root_type_is_rerooted() {
-    let payloads = demo(300);
+    let payloads = telemetry::payloads(300);
     let file = export(TELEMETRY, &ExportOptions::new(), "/t", &payloads);
     let back: Vec<Vec<u8>> = Messages::new(&file[..], None)
         .map(|m| m.unwrap().data)
@@ -188,7 +179,7 @@ fn an_export_imports_back_to_the_same_payloads_and_another_root_type_is_rerooted
 
 #[test]
 fn channels_of_other_encodings_are_listed_and_skipped() {
-    let payloads = demo(5);
+    let payloads = telemetry::payloads(5);
     let mut w = mcap::Writer::new(Cursor::new(Vec::new())).unwrap();
     let json = w.add_channel(0, "/json", "json", &BTreeMap::new()).unwrap();
     let schema = w
@@ -232,7 +223,7 @@ fn a_payload_that_fails_verification_is_an_error_and_is_not_written() {
     let mut exporter =
         Exporter::new(Cursor::new(Vec::new()), TELEMETRY, &ExportOptions::new()).unwrap();
     let channel = exporter.channel("/t").unwrap();
-    let good = demo(1).remove(0);
+    let good = telemetry::payloads(1).remove(0);
     exporter.write(channel, &good).unwrap();
     let e = exporter.write(channel, &[1, 2, 3]).unwrap_err();
     assert!(matches!(e, Error::InvalidPayload { .. }), "{e}");
@@ -291,7 +282,12 @@ fn a_foxglove_time_struct_and_integer_units_give_nanoseconds() {
             path: "device_id".into(),
             unit,
         };
-        let file = export(TELEMETRY, &ExportOptions::new().time(time), "/t", &demo(3));
+        let file = export(
+            TELEMETRY,
+            &ExportOptions::new().time(time),
+            "/t",
+            &telemetry::payloads(3),
+        );
         let first = read_back(&file)[0].5;
         assert_eq!(first, factor, "device 1 in {unit:?}");
     }
@@ -383,7 +379,12 @@ fn lone_robot(offset: i64) -> Vec<u8> {
 
 #[test]
 fn hostile_mcap_bytes_are_errors_never_panics() {
-    let file = export(TELEMETRY, &ExportOptions::new(), "/t", &demo(50));
+    let file = export(
+        TELEMETRY,
+        &ExportOptions::new(),
+        "/t",
+        &telemetry::payloads(50),
+    );
     let read_all = |bytes: &[u8]| -> Result<usize, Error> {
         let mut n = 0;
         for m in Messages::new(bytes, None) {

@@ -66,3 +66,30 @@ pub fn stream(n: u64) -> Vec<u8> {
     }
     w.into_inner()
 }
+
+/// The payloads of the first `n` readings: the frames of [`stream`]`(n)`, each a FlatBuffer.
+pub fn payloads(n: u64) -> Vec<Vec<u8>> {
+    let mut builder = FlatBufferBuilder::new();
+    (0..n)
+        .map(|i| {
+            builder.reset();
+            Reading::nth(i)
+                .serialize(&mut builder)
+                .expect("a reading serializes");
+            builder.finished_data().to_vec()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_payloads_are_the_frames_of_the_stream() {
+        use flatstream_core::{DefaultDeframer, Frames};
+        let stream = super::stream(100);
+        let frames: Vec<Vec<u8>> = Frames::new(&stream[..], DefaultDeframer)
+            .map(|p| p.expect("a frame").to_vec())
+            .collect();
+        assert_eq!(frames, super::payloads(100));
+    }
+}

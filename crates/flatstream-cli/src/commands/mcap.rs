@@ -72,8 +72,8 @@ mod imp {
         let output = match args.output.as_deref() {
             Some("-") | None => {
                 return Err(Failure::error(
-                    "--to mcap writes a file it seeks in (its summary points back into it): \
-                     pass -o OUT, a file",
+                    "--to mcap writes a file, whole or not at all (an MCAP file cut short has \
+                     no summary): pass -o OUT, a file",
                 ));
             }
             Some(output) => output,
@@ -160,7 +160,7 @@ mod imp {
     }
 
     /// Writes the frames of every input as messages, a channel per input (or one `--topic`).
-    fn export_inputs<W: Write + io::Seek>(
+    fn export_inputs<W: Write>(
         args: &ExportArgs,
         inputs: Vec<Input>,
         exporter: &mut Exporter<W>,

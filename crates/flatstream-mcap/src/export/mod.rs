@@ -1,19 +1,26 @@
 //! Frames into an MCAP file: one schema record for the `.bfbs`, a channel per topic, a message
 //! per payload, verified on the way.
 
+mod chunk;
+mod file;
+
 use crate::error::{Error, Result};
 use crate::time::{TimeField, TimeUnit};
+use file::McapFile;
 use flatstream_reflect::Verifier;
-use std::collections::BTreeMap;
-use std::io::{Seek, Write};
+use std::io::Write;
 
 /// The encoding MCAP's registry names for FlatBuffers, of schemas and of messages.
 pub const FLATBUFFER: &str = "flatbuffer";
 
+/// The zstd level of chunks: 1, as Foxglove's C++ writer (the `mcap` crate's is zstd's
+/// default, 3). Measured in `docs/design.md`: twice as fast as 3, files as small.
+const ZSTD_LEVEL: i32 = 1;
+
 /// How the chunks of the file are compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
-    /// Zstandard, the default: what Foxglove and the `mcap` tools write.
+    /// Zstandard (level 1), the default: what Foxglove and the `mcap` tools write.
     #[default]
     Zstd,
     /// LZ4 frames: faster, larger.
@@ -76,7 +83,7 @@ impl ExportOptions {
 /// A channel of an [`Exporter`]'s file, from [`Exporter::channel`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChannelId {
-    id: u16,
+    /// The channel's index in the file (its id is one more).
     index: usize,
 }
 
@@ -85,32 +92,33 @@ pub struct ChannelId {
 /// needs to seek.
 ///
 /// Every payload is verified against the schema before it is written (an invalid one is an
-/// error, and nothing of it is written). [`finish`](Self::finish) writes the summary; a file
-/// not finished is not a complete MCAP file.
-pub struct Exporter<W: Write + Seek> {
-    writer: mcap::Writer<W>,
-    schema_id: u16,
+/// error, and nothing of it is written). Chunks are filled with the messages' records up to
+/// 1 MiB, then compressed and written, each followed by its message indexes; nothing is
+/// seeked, so `out` can be a pipe. [`finish`](Self::finish) writes the summary; a file not
+/// finished is not a complete MCAP file.
+pub struct Exporter<W: Write> {
+    file: McapFile<W>,
     verifier: Verifier,
     table: String,
     time: Option<TimeField>,
-    /// Per channel: its next index.
-    next: Vec<u64>,
 }
 
-impl<W: Write + Seek> std::fmt::Debug for Exporter<W> {
+impl<W: Write> std::fmt::Debug for Exporter<W> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Exporter")
             .field("table", &self.table)
-            .field("channels", &self.next.len())
+            .field("channels", &self.file.channels())
+            .field("messages", &self.file.messages())
             .finish_non_exhaustive()
     }
 }
 
-impl<W: Write + Seek> Exporter<W> {
+impl<W: Write> Exporter<W> {
     /// An exporter of payloads of the `.bfbs` schema `bfbs` into `out`, as `options` say. The
     /// schema record holds `bfbs` as it is when the root type is the schema's own, or the
     /// schema re-rooted at the table asked for (so that a viewer that reads its `root_type`
-    /// reads the table the messages hold); it is named with the table's full name.
+    /// reads the table the messages hold); it is named with the table's full name. The file's
+    /// offsets count from where `out` is when it is given.
     ///
     /// # Errors
     ///
@@ -128,35 +136,19 @@ impl<W: Write + Seek> Exporter<W> {
         let own_root = schema
             .root_table()
             .is_some_and(|t| t.name() == table.as_str());
+        let rerooted;
         let data = if own_root {
-            bfbs.to_vec()
+            bfbs
         } else {
-            flatstream_reflect::reroot(&schema, root)
+            rerooted = flatstream_reflect::reroot(&schema, root);
+            &rerooted
         };
-        let compression = match options.compression {
-            Compression::Zstd => Some(mcap::Compression::Zstd),
-            Compression::Lz4 => Some(mcap::Compression::Lz4),
-            Compression::None => None,
-        };
-        let mut writer = mcap::WriteOptions::new()
-            .compression(compression)
-            // One thread: a chunk is compressed as its records are written, a few dozen bytes
-            // at a time, where zstd's worker threads cost more than they save (the mcap bench:
-            // 1.48 s with the default, a thread per core, 1.12 s without, on 2 cores).
-            .compression_threads(0)
-            .library(concat!("flatstream-mcap ", env!("CARGO_PKG_VERSION")))
-            .create(out)
-            .map_err(Error::writing)?;
-        let schema_id = writer
-            .add_schema(&table, FLATBUFFER, &data)
-            .map_err(Error::writing)?;
+        let file = McapFile::new(out, options.compression, ZSTD_LEVEL, &table, data)?;
         Ok(Exporter {
-            writer,
-            schema_id,
+            file,
             verifier,
             table,
             time,
-            next: Vec::new(),
         })
     }
 
@@ -169,20 +161,13 @@ impl<W: Write + Seek> Exporter<W> {
     ///
     /// # Errors
     ///
-    /// [`Error::TooManyChannels`] past 65 535, or an I/O error.
+    /// [`Error::TooManyChannels`] past 65 535.
     pub fn channel(&mut self, topic: &str) -> Result<ChannelId> {
-        if self.next.len() >= usize::from(u16::MAX) {
+        if self.file.channels() >= usize::from(u16::MAX) {
             return Err(Error::TooManyChannels);
         }
-        let id = self
-            .writer
-            .add_channel(self.schema_id, topic, FLATBUFFER, &BTreeMap::new())
-            .map_err(Error::writing)?;
-        self.next.push(0);
-        Ok(ChannelId {
-            id,
-            index: self.next.len() - 1,
-        })
+        let index = self.file.channel(topic)?;
+        Ok(ChannelId { index })
     }
 
     /// Verifies `payload` and writes it as the next message of `channel`: its time from the
@@ -192,28 +177,23 @@ impl<W: Write + Seek> Exporter<W> {
     ///
     /// [`Error::InvalidPayload`] or [`Error::Time`], and nothing is written; an I/O error.
     pub fn write(&mut self, channel: ChannelId, payload: &[u8]) -> Result<()> {
-        self.verifier
-            .verify(payload)
-            .map_err(|e| Error::InvalidPayload {
-                table: self.table.clone(),
-                reason: e.to_string(),
-            })?;
-        let index = self.next[channel.index];
+        if let Err(e) = self.verifier.verify(payload) {
+            return Err(self.invalid(e));
+        }
         let time = match &self.time {
             Some(field) => field.read(payload)?,
-            None => index,
+            None => self.file.count(channel.index),
         };
-        let header = mcap::records::MessageHeader {
-            channel_id: channel.id,
-            sequence: index as u32,
-            log_time: time,
-            publish_time: time,
-        };
-        self.writer
-            .write_to_known_channel(&header, payload)
-            .map_err(Error::writing)?;
-        self.next[channel.index] = index + 1;
+        self.file.message(channel.index, time, payload)?;
         Ok(())
+    }
+
+    #[cold]
+    fn invalid(&self, e: flatstream_reflect::Error) -> Error {
+        Error::InvalidPayload {
+            table: self.table.clone(),
+            reason: e.to_string(),
+        }
     }
 
     /// Writes the last chunk, the summary and the footer; returns the output.
@@ -221,8 +201,7 @@ impl<W: Write + Seek> Exporter<W> {
     /// # Errors
     ///
     /// An I/O error of the output.
-    pub fn finish(mut self) -> Result<W> {
-        self.writer.finish().map_err(Error::writing)?;
-        Ok(self.writer.into_inner())
+    pub fn finish(self) -> Result<W> {
+        Ok(self.file.finish()?)
     }
 }

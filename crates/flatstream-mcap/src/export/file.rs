@@ -1,0 +1,332 @@
+//! The MCAP file around the chunks: the magic and the Header record first, then the chunks,
+//! each followed by its Message Index records, then the Data End record, the summary, the
+//! summary offsets, the Footer and the magic again.
+//!
+//! ```text
+//! [magic][Header][Chunk][Message Index]…[Chunk][Message Index]…[Data End]
+//! [Schema][Channel]…[Statistics][Chunk Index]…[Summary Offset]…[Footer][magic]
+//!  ^ summary_start                              ^ summary_offset_start
+//! ```
+//!
+//! Offsets count from the first byte of the leading magic. The Data End record holds the
+//! CRC-32 of every byte before it; the Footer, the CRC-32 of the summary, the summary offsets
+//! and its own first two fields. The Schema and Channel records go into the chunks, where a
+//! reader from the start meets them before their messages, and again into the summary, where
+//! a reader that seeks finds them. Records other than Message and Message Index are laid out
+//! by the `mcap` crate's own types.
+
+use super::chunk::Chunk;
+use crate::export::{Compression, FLATBUFFER};
+use binrw::BinWrite;
+use mcap::records::{
+    Channel, ChunkIndex, DataEnd, Footer, Header, SchemaHeader, Statistics, SummaryOffset,
+};
+use std::collections::BTreeMap;
+use std::io::{self, Cursor, Write};
+
+pub(crate) use mcap::records::op;
+
+/// The id of the schema: the file has one.
+const SCHEMA_ID: u16 = 1;
+
+/// The id of the `index`-th channel (`index` is below 65 535).
+pub(crate) fn channel_id(index: usize) -> u16 {
+    index as u16 + 1
+}
+
+/// Appends to `buf` the record `op` holding `body`, laid out by the `mcap` crate, its length
+/// counting `more` bytes that the caller writes right after it.
+pub(crate) fn record<T>(buf: &mut Vec<u8>, op: u8, body: &T, more: usize) -> io::Result<()>
+where
+    T: for<'a> BinWrite<Args<'a> = ()>,
+{
+    let start = buf.len();
+    buf.push(op);
+    buf.extend_from_slice(&[0; 8]);
+    let mut cursor = Cursor::new(&mut *buf);
+    cursor.set_position(start as u64 + 9);
+    body.write_le(&mut cursor).map_err(io::Error::other)?;
+    let len = (buf.len() - start - 9 + more) as u64;
+    buf[start + 1..start + 9].copy_from_slice(&len.to_le_bytes());
+    Ok(())
+}
+
+/// The output: its bytes counted (the file's offsets) and hashed (the data section's CRC).
+/// After a failed write every write fails: what was written is no longer an MCAP file.
+pub(crate) struct Output<W> {
+    inner: W,
+    written: u64,
+    crc: crc32fast::Hasher,
+    failed: bool,
+}
+
+impl<W: Write> Output<W> {
+    /// Writes `bytes` whole.
+    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.write_through(bytes)?;
+        self.crc.update(bytes);
+        Ok(())
+    }
+
+    /// Writes `bytes` whole, `crc` their CRC-32 already computed.
+    pub(crate) fn write_hashed(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
+        self.write_through(bytes)?;
+        self.crc.combine(crc);
+        Ok(())
+    }
+
+    fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.failed {
+            return Err(io::Error::other("an earlier write to the MCAP file failed"));
+        }
+        if let Err(e) = self.inner.write_all(bytes) {
+            self.failed = true;
+            return Err(e);
+        }
+        self.written += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// The bytes written so far: the offset of the next.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+}
+
+/// An MCAP file of one schema's channels being written.
+pub(crate) struct McapFile<W> {
+    out: Output<W>,
+    chunk: Chunk,
+    chunk_indexes: Vec<ChunkIndex>,
+    /// The Schema record and the Channel records as written, for the summary.
+    schema: Vec<u8>,
+    channels: Vec<u8>,
+    /// Per channel (by index), its messages so far.
+    counts: Vec<u64>,
+}
+
+impl<W: Write> McapFile<W> {
+    /// A file written to `out`, its chunks compressed as `compression` says (zstd at `level`),
+    /// its schema `name` holding `data`: the magic and the Header record are written.
+    pub(crate) fn new(
+        out: W,
+        compression: Compression,
+        level: i32,
+        name: &str,
+        data: &[u8],
+    ) -> io::Result<McapFile<W>> {
+        let mut out = Output {
+            inner: out,
+            written: 0,
+            crc: crc32fast::Hasher::new(),
+            failed: false,
+        };
+        let mut start = mcap::MAGIC.to_vec();
+        let header = Header {
+            profile: String::new(),
+            library: concat!("flatstream-mcap ", env!("CARGO_PKG_VERSION")).to_owned(),
+        };
+        record(&mut start, op::HEADER, &header, 0)?;
+        out.write(&start)?;
+        let mut schema = Vec::with_capacity(data.len() + 64);
+        let header = SchemaHeader {
+            id: SCHEMA_ID,
+            name: name.to_owned(),
+            encoding: FLATBUFFER.to_owned(),
+        };
+        let len = u32::try_from(data.len()).map_err(io::Error::other)?;
+        record(&mut schema, op::SCHEMA, &header, 4 + data.len())?;
+        schema.extend_from_slice(&len.to_le_bytes());
+        schema.extend_from_slice(data);
+        let mut chunk = Chunk::new(compression, level)?;
+        chunk.push_record(&schema);
+        Ok(McapFile {
+            out,
+            chunk,
+            chunk_indexes: Vec::new(),
+            schema,
+            channels: Vec::new(),
+            counts: Vec::new(),
+        })
+    }
+
+    /// Adds the channel `topic` of messages of the schema; returns its index (below 65 535).
+    pub(crate) fn channel(&mut self, topic: &str) -> io::Result<usize> {
+        let index = self.counts.len();
+        let channel = Channel {
+            id: channel_id(index),
+            schema_id: SCHEMA_ID,
+            topic: topic.to_owned(),
+            message_encoding: FLATBUFFER.to_owned(),
+            metadata: BTreeMap::new(),
+        };
+        let start = self.channels.len();
+        record(&mut self.channels, op::CHANNEL, &channel, 0)?;
+        self.chunk.push_record(&self.channels[start..]);
+        self.counts.push(0);
+        Ok(index)
+    }
+
+    /// The channels added so far.
+    pub(crate) fn channels(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// The messages written so far.
+    pub(crate) fn messages(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The messages of the `index`-th channel so far.
+    #[inline]
+    pub(crate) fn count(&self, index: usize) -> u64 {
+        self.counts[index]
+    }
+
+    /// Adds a message to the `index`-th channel, its sequence number its count so far (modulo
+    /// 2^32); writes the chunk once full.
+    #[inline]
+    pub(crate) fn message(&mut self, index: usize, time: u64, payload: &[u8]) -> io::Result<()> {
+        let count = self.counts[index];
+        self.chunk.push_message(index, count as u32, time, payload);
+        self.counts[index] = count + 1;
+        if self.chunk.is_full() {
+            self.write_chunk()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the chunk and its indexes.
+    #[cold]
+    fn write_chunk(&mut self) -> io::Result<()> {
+        let index = self.chunk.write_to(&mut self.out)?;
+        self.chunk_indexes.push(index);
+        Ok(())
+    }
+
+    /// Writes the last chunk, the Data End record, the summary and the Footer; returns the
+    /// output.
+    pub(crate) fn finish(mut self) -> io::Result<W> {
+        if !self.chunk.is_empty() {
+            self.write_chunk()?;
+        }
+        let mut end = Vec::new();
+        let data_section_crc = self.out.crc.clone().finalize();
+        record(&mut end, op::DATA_END, &DataEnd { data_section_crc }, 0)?;
+        let mut summary = Summary::at(self.out.written() + end.len() as u64);
+        summary.group(op::SCHEMA, |buf| {
+            buf.extend_from_slice(&self.schema);
+            Ok(())
+        })?;
+        summary.group(op::CHANNEL, |buf| {
+            buf.extend_from_slice(&self.channels);
+            Ok(())
+        })?;
+        let statistics = self.statistics();
+        summary.group(op::STATISTICS, |buf| {
+            record(buf, op::STATISTICS, &statistics, 0)
+        })?;
+        summary.group(op::CHUNK_INDEX, |buf| {
+            for index in &self.chunk_indexes {
+                record(buf, op::CHUNK_INDEX, index, 0)?;
+            }
+            Ok(())
+        })?;
+        let footer = summary.finish()?;
+        end.extend_from_slice(&footer);
+        self.out.write(&end)?;
+        self.out.inner.flush()?;
+        Ok(self.out.inner)
+    }
+
+    /// The Statistics record: what the file holds.
+    fn statistics(&self) -> Statistics {
+        let times = self
+            .chunk_indexes
+            .iter()
+            .filter(|c| !c.message_index_offsets.is_empty())
+            .map(|c| (c.message_start_time, c.message_end_time))
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
+        let (message_start_time, message_end_time) = times.unwrap_or((0, 0));
+        Statistics {
+            message_count: self.messages(),
+            schema_count: 1,
+            channel_count: self.counts.len() as u32,
+            attachment_count: 0,
+            metadata_count: 0,
+            chunk_count: u32::try_from(self.chunk_indexes.len()).unwrap_or(u32::MAX),
+            message_start_time,
+            message_end_time,
+            channel_message_counts: (self.counts.iter().enumerate())
+                .filter(|&(_, &n)| n > 0)
+                .map(|(i, &n)| (channel_id(i), n))
+                .collect(),
+        }
+    }
+}
+
+/// The summary section being laid out, a group of records of one opcode at a time, then the
+/// summary offsets and the Footer.
+struct Summary {
+    /// Where the summary starts in the file.
+    start: u64,
+    buf: Vec<u8>,
+    offsets: Vec<SummaryOffset>,
+}
+
+impl Summary {
+    fn at(start: u64) -> Summary {
+        Summary {
+            start,
+            buf: Vec::new(),
+            offsets: Vec::new(),
+        }
+    }
+
+    /// Appends the group of `opcode` records that `write` lays out, if it writes any.
+    fn group(
+        &mut self,
+        opcode: u8,
+        write: impl FnOnce(&mut Vec<u8>) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let start = self.buf.len();
+        write(&mut self.buf)?;
+        if self.buf.len() > start {
+            self.offsets.push(SummaryOffset {
+                group_opcode: opcode,
+                group_start: self.start + start as u64,
+                group_length: (self.buf.len() - start) as u64,
+            });
+        }
+        Ok(())
+    }
+
+    /// The summary, its offsets, the Footer with the summary's CRC, and the magic.
+    fn finish(mut self) -> io::Result<Vec<u8>> {
+        let summary_offset_start = self.start + self.buf.len() as u64;
+        for offset in &self.offsets {
+            record(&mut self.buf, op::SUMMARY_OFFSET, offset, 0)?;
+        }
+        // Zero for a section without records.
+        let footer = Footer {
+            summary_start: if self.offsets.is_empty() {
+                0
+            } else {
+                self.start
+            },
+            summary_offset_start: if self.offsets.is_empty() {
+                0
+            } else {
+                summary_offset_start
+            },
+            summary_crc: 0,
+        };
+        record(&mut self.buf, op::FOOTER, &footer, 0)?;
+        // The CRC covers the Footer up to the CRC itself, its last 4 bytes.
+        let crc_at = self.buf.len() - 4;
+        let summary_crc = crc32fast::hash(&self.buf[..crc_at]);
+        self.buf[crc_at..].copy_from_slice(&summary_crc.to_le_bytes());
+        self.buf.extend_from_slice(mcap::MAGIC);
+        Ok(self.buf)
+    }
+}

@@ -1,0 +1,82 @@
+//! The exporter's output: any `Write` (nothing is seeked), and one that fails part of the way.
+
+use flatstream::mcap::{Error, ExportOptions, Exporter};
+use flatstream_test_support::telemetry;
+use std::io::{self, Write};
+
+const TELEMETRY: &[u8] = include_bytes!("../../../examples/telemetry.bfbs");
+
+#[test]
+fn a_writer_that_cannot_seek_receives_a_whole_file() {
+    // A `Vec<u8>` is `Write` and not `Seek`; offsets count from where the writer is.
+    let payloads = telemetry::payloads(30_000);
+    let mut exporter = Exporter::new(b"before".to_vec(), TELEMETRY, &ExportOptions::new()).unwrap();
+    let channel = exporter.channel("/t").unwrap();
+    for p in &payloads {
+        exporter.write(channel, p).unwrap();
+    }
+    let out = exporter.finish().unwrap();
+    let file = &out[b"before".len()..];
+    let summary = mcap::Summary::read(file).unwrap().expect("a summary");
+    assert!(summary.chunk_indexes.len() > 1);
+    let back: Vec<Vec<u8>> = (mcap::MessageStream::new(file).unwrap())
+        .map(|m| m.unwrap().data.into_owned())
+        .collect();
+    assert_eq!(back, payloads);
+}
+
+/// Takes `room` bytes, then fails every write.
+#[derive(Debug)]
+struct Full {
+    room: usize,
+}
+
+impl Write for Full {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.room == 0 {
+            return Err(io::Error::new(io::ErrorKind::StorageFull, "full"));
+        }
+        let n = buf.len().min(self.room);
+        self.room -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failed_write_is_an_error_and_so_is_every_write_after_it() {
+    let payloads = telemetry::payloads(30_000);
+    let mut whole = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
+    let channel = whole.channel("/t").unwrap();
+    for p in &payloads {
+        whole.write(channel, p).unwrap();
+    }
+    let len = whole.finish().unwrap().len();
+    // In the header, the first chunk, a later one, the summary, the trailing magic.
+    for room in [0, 10, 100, len / 3, len * 2 / 3, len - 100, len - 1] {
+        let full = Full { room };
+        let mut exporter = match Exporter::new(full, TELEMETRY, &ExportOptions::new()) {
+            Ok(exporter) => exporter,
+            Err(e) => {
+                assert!(matches!(e, Error::Io(_)), "{room}: {e}");
+                continue;
+            }
+        };
+        let channel = exporter.channel("/t").unwrap();
+        let failed = payloads
+            .iter()
+            .position(|p| exporter.write(channel, p).is_err());
+        let e = match failed {
+            // Every chunk but the last was written: the rest does not fit.
+            None => exporter.finish().unwrap_err(),
+            Some(at) => {
+                assert!(exporter.write(channel, &payloads[at]).is_err(), "{room}");
+                exporter.finish().unwrap_err()
+            }
+        };
+        assert!(matches!(e, Error::Io(_)), "{room}: {e}");
+    }
+}
