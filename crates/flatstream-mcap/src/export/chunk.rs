@@ -12,7 +12,7 @@
 //! Message Index records follow their chunk, one per channel with messages in it, in channel
 //! order; the Chunk Index that points at all of them goes into the summary.
 
-use super::file::{Output, channel_id, op, record};
+use super::output::{Output, channel_id, op, record};
 use crate::export::Compression;
 use mcap::records::{ChunkHeader, ChunkIndex};
 use std::collections::BTreeMap;

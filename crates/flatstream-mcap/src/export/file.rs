@@ -16,82 +16,16 @@
 //! by the `mcap` crate's own types.
 
 use super::chunk::Chunk;
+use super::output::{Output, channel_id, op, record};
 use crate::export::{Compression, FLATBUFFER};
-use binrw::BinWrite;
 use mcap::records::{
     Channel, ChunkIndex, DataEnd, Footer, Header, SchemaHeader, Statistics, SummaryOffset,
 };
 use std::collections::BTreeMap;
-use std::io::{self, Cursor, Write};
-
-pub(crate) use mcap::records::op;
+use std::io::{self, Write};
 
 /// The id of the schema: the file has one.
 const SCHEMA_ID: u16 = 1;
-
-/// The id of the `index`-th channel (`index` is below 65 535).
-pub(crate) fn channel_id(index: usize) -> u16 {
-    index as u16 + 1
-}
-
-/// Appends to `buf` the record `op` holding `body`, laid out by the `mcap` crate, its length
-/// counting `more` bytes that the caller writes right after it.
-pub(crate) fn record<T>(buf: &mut Vec<u8>, op: u8, body: &T, more: usize) -> io::Result<()>
-where
-    T: for<'a> BinWrite<Args<'a> = ()>,
-{
-    let start = buf.len();
-    buf.push(op);
-    buf.extend_from_slice(&[0; 8]);
-    let mut cursor = Cursor::new(&mut *buf);
-    cursor.set_position(start as u64 + 9);
-    body.write_le(&mut cursor).map_err(io::Error::other)?;
-    let len = (buf.len() - start - 9 + more) as u64;
-    buf[start + 1..start + 9].copy_from_slice(&len.to_le_bytes());
-    Ok(())
-}
-
-/// The output: its bytes counted (the file's offsets) and hashed (the data section's CRC).
-/// After a failed write every write fails: what was written is no longer an MCAP file.
-pub(crate) struct Output<W> {
-    inner: W,
-    written: u64,
-    crc: crc32fast::Hasher,
-    failed: bool,
-}
-
-impl<W: Write> Output<W> {
-    /// Writes `bytes` whole.
-    pub(crate) fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.write_through(bytes)?;
-        self.crc.update(bytes);
-        Ok(())
-    }
-
-    /// Writes `bytes` whole, `crc` their CRC-32 already computed.
-    pub(crate) fn write_hashed(&mut self, bytes: &[u8], crc: &crc32fast::Hasher) -> io::Result<()> {
-        self.write_through(bytes)?;
-        self.crc.combine(crc);
-        Ok(())
-    }
-
-    fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if self.failed {
-            return Err(io::Error::other("an earlier write to the MCAP file failed"));
-        }
-        if let Err(e) = self.inner.write_all(bytes) {
-            self.failed = true;
-            return Err(e);
-        }
-        self.written += bytes.len() as u64;
-        Ok(())
-    }
-
-    /// The bytes written so far: the offset of the next.
-    pub(crate) fn written(&self) -> u64 {
-        self.written
-    }
-}
 
 /// An MCAP file of one schema's channels being written.
 pub(crate) struct McapFile<W> {
@@ -115,12 +49,7 @@ impl<W: Write> McapFile<W> {
         name: &str,
         data: &[u8],
     ) -> io::Result<McapFile<W>> {
-        let mut out = Output {
-            inner: out,
-            written: 0,
-            crc: crc32fast::Hasher::new(),
-            failed: false,
-        };
+        let mut out = Output::new(out);
         let mut start = mcap::MAGIC.to_vec();
         let header = Header {
             profile: String::new(),
@@ -211,7 +140,7 @@ impl<W: Write> McapFile<W> {
             self.write_chunk()?;
         }
         let mut end = Vec::new();
-        let data_section_crc = self.out.crc.clone().finalize();
+        let data_section_crc = self.out.crc();
         record(&mut end, op::DATA_END, &DataEnd { data_section_crc }, 0)?;
         let mut summary = Summary::at(self.out.written() + end.len() as u64);
         summary.group(op::SCHEMA, |buf| {
@@ -235,8 +164,7 @@ impl<W: Write> McapFile<W> {
         let footer = summary.finish()?;
         end.extend_from_slice(&footer);
         self.out.write(&end)?;
-        self.out.inner.flush()?;
-        Ok(self.out.inner)
+        self.out.into_inner()
     }
 
     /// The Statistics record: what the file holds.

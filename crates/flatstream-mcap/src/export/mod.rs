@@ -3,6 +3,7 @@
 
 mod chunk;
 mod file;
+mod output;
 
 use crate::error::{Error, Result};
 use crate::time::{TimeField, TimeUnit};
