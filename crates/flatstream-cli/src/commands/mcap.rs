@@ -63,7 +63,7 @@ mod imp {
 
     /// `flatstream export --to mcap`.
     pub(crate) fn export(args: &ExportArgs) -> Result<Status, Failure> {
-        if !args.columns.is_empty() || args.offset_column {
+        if !args.columns.is_empty() || args.table.offset_column {
             return Err(Failure::error(
                 "--to mcap writes each message as it is: --columns and --offset-column go \
                  with the table formats",
@@ -79,13 +79,13 @@ mod imp {
             Some(output) => output,
         };
         let options = export_options(args)?;
-        let schema = &args.table.schema;
+        let schema = args.table.schema.path();
         let shown = schema.display();
         let bfbs = std::fs::read(schema).map_err(|e| Failure::io(&shown, e))?;
         // Every input is opened before OUT is created: a missing one changes nothing.
         let mut inputs = Vec::with_capacity(args.files.len());
         for file in &args.files {
-            let input = Input::open(file, Access::Stream, args.framing.max())?;
+            let input = Input::open(file, Access::Stream, args.table.framing.max())?;
             input.check_not_output(file, output)?;
             inputs.push(input);
         }
@@ -145,7 +145,7 @@ mod imp {
             Some(CompressionArg::None) => Compression::None,
         };
         let mut options = ExportOptions::new().time(time).compression(compression);
-        if let Some(root) = &args.table.root_type {
+        if let Some(root) = &args.table.schema.root_type {
             options = options.root_type(root.as_str());
         }
         Ok(options)
@@ -179,7 +179,8 @@ mod imp {
                     channel
                 }
             };
-            let framed = Framed::resolve(&input, &args.framing).map_err(|f| f.named(&name))?;
+            let framed =
+                Framed::resolve(&input, &args.table.framing).map_err(|f| f.named(&name))?;
             let mut progress = Progress::new("exporting", input.len());
             let walked = framed
                 .walk(&mut input, &mut progress, |index, offset, payload| {

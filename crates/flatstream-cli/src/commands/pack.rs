@@ -35,7 +35,7 @@ struct Source {
 }
 
 pub(crate) fn run(args: &PackArgs) -> Result<Status, Failure> {
-    let schema = Schema::load(&args.schema, args.root_type.as_deref())?;
+    let schema = Schema::load(args.schema.path(), args.schema.root_type.as_deref())?;
     // Every input is opened before OUT is created: a missing one changes nothing.
     let sources = open_sources(&args.files, &args.output)?;
     let checksum = AnyChecksum::new(args.checksum).map_err(Failure::error)?;
