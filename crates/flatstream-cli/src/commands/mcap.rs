@@ -47,7 +47,7 @@ pub(crate) fn inspect(_file: &str, _json: bool) -> Result<Status, Failure> {
 mod imp {
     use super::{ExportArgs, ImportArgs, MAGIC};
     use crate::failure::{Failure, Status, count, quiet};
-    use crate::input::{Access, Input, Replacing, create_output};
+    use crate::input::{Access, Input, Replacing};
     use crate::options::mcap::{CompressionArg, TimeUnitArg};
     use crate::progress::Progress;
     use crate::walk::Framed;
@@ -55,7 +55,6 @@ mod imp {
     use flatstream::mcap::{
         Channel, Compression, Error, ExportOptions, Exporter, Messages, Time, TimeUnit,
     };
-    use flatstream::{ChecksumFramer, StreamWriter};
     use serde::Serialize;
     use std::collections::BTreeMap;
     use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -252,15 +251,10 @@ mod imp {
         let topics = (!args.topic.is_empty()).then(|| args.topic.clone());
         let (name, mut messages) = open(&args.file, topics)?;
         let to = AnyChecksum::new(args.checksum).map_err(Failure::error)?;
-        let output = if args.output == "-" {
-            "stdout"
-        } else {
-            args.output.as_str()
-        };
-        let mut writer = StreamWriter::new(create_output(&args.output)?, ChecksumFramer::new(to));
+        let output = args.out.name();
+        let mut writer = args.out.writer(to)?;
         let write_error = |e: flatstream::Error| match e {
-            flatstream::Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
-            flatstream::Error::Io { source, .. } => Failure::io(output, source),
+            flatstream::Error::Io { .. } => args.out.write_failure(e),
             other => Failure::error(format_args!("{output}: {other}")),
         };
         let mut written = 0u64;
