@@ -44,6 +44,18 @@ impl Default for Options {
     }
 }
 
+/// Setters that store their argument in the field of their name, as it is: `name(arg: Type);`
+/// with the setter's doc comment before it.
+macro_rules! stored_setters {
+    ($($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty);)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, $arg: $ty) -> &mut Self {
+            self.$name = $arg;
+            self
+        }
+    )*};
+}
+
 impl Options {
     /// The defaults: the schema's own root type, enums by name, no offset column, an invalid
     /// frame is an error, the fields a conversion reads are verified, batches of 8192 rows.
@@ -58,39 +70,29 @@ impl Options {
         self
     }
 
-    /// How enums are converted. Default: [`Enums::Names`].
-    pub fn enums(&mut self, enums: Enums) -> &mut Self {
-        self.enums = enums;
-        self
-    }
+    stored_setters! {
+        /// How enums are converted. Default: [`Enums::Names`].
+        enums(enums: Enums);
 
-    /// Whether to add the column [`OFFSET_COLUMN`](crate::OFFSET_COLUMN) (`UInt64`, not null):
-    /// each row's frame offset in its stream, the start of its header. It is the last column.
-    /// Default: off.
-    pub fn offset_column(&mut self, on: bool) -> &mut Self {
-        self.offset_column = on;
-        self
-    }
+        /// Whether to add the column [`OFFSET_COLUMN`](crate::OFFSET_COLUMN) (`UInt64`, not null):
+        /// each row's frame offset in its stream, the start of its header. It is the last column.
+        /// Default: off.
+        offset_column(on: bool);
 
-    /// Whether a frame that fails verification is skipped and counted
-    /// ([`Converter::skipped`](crate::Converter::skipped)) instead of being an
-    /// [`Error::InvalidFrame`](crate::Error::InvalidFrame). Default: off (an error).
-    pub fn skip_invalid(&mut self, on: bool) -> &mut Self {
-        self.skip_invalid = on;
-        self
-    }
+        /// Whether a frame that fails verification is skipped and counted
+        /// ([`Converter::skipped`](crate::Converter::skipped)) instead of being an
+        /// [`Error::InvalidFrame`](crate::Error::InvalidFrame). Default: off (an error).
+        skip_invalid(on: bool);
 
-    /// Whether a projected conversion verifies the root table's fields it does not read too.
-    ///
-    /// Default: off. Each frame's root table is verified (its offset, its vtable), and of its
-    /// fields those the projection reads, each with everything under it; a field projected
-    /// out is never read, so a fault in it cannot reach a column. With a projection of one
-    /// field out of ten this is most of what the projection saves. Turn it on when the frames
-    /// a query counts or skips ([`skip_invalid`](Self::skip_invalid)) must not depend on the
-    /// columns it selects: then every frame is verified whole, whatever is read.
-    pub fn verify_unread(&mut self, on: bool) -> &mut Self {
-        self.verify_unread = on;
-        self
+        /// Whether a projected conversion verifies the root table's fields it does not read too.
+        ///
+        /// Default: off. Each frame's root table is verified (its offset, its vtable), and of its
+        /// fields those the projection reads, each with everything under it; a field projected
+        /// out is never read, so a fault in it cannot reach a column. With a projection of one
+        /// field out of ten this is most of what the projection saves. Turn it on when the frames
+        /// a query counts or skips ([`skip_invalid`](Self::skip_invalid)) must not depend on the
+        /// columns it selects: then every frame is verified whole, whatever is read.
+        verify_unread(on: bool);
     }
 
     /// The number of rows of a batch that [`Plan::convert`](crate::Plan::convert) yields (the

@@ -119,10 +119,27 @@ impl<'s> Printer<'s> {
         depth: usize,
     ) -> WalkResult {
         let child = type_index(index)?;
-        if self.object(child)?.is_struct() {
-            self.strukt(buf, pos, child, out)
+        let at = if self.object(child)?.is_struct() {
+            pos
         } else {
-            self.table(buf, read::follow(buf, pos)?, child, out, depth + 1)
+            read::follow(buf, pos)?
+        };
+        self.struct_or_table(buf, at, child, out, depth)
+    }
+
+    /// The struct or table of object `child` that starts at `at`.
+    fn struct_or_table(
+        &self,
+        buf: &[u8],
+        at: usize,
+        child: usize,
+        out: &mut Vec<u8>,
+        depth: usize,
+    ) -> WalkResult {
+        if self.object(child)?.is_struct() {
+            self.strukt(buf, at, child, out)
+        } else {
+            self.table(buf, at, child, out, depth + 1)
         }
     }
 
@@ -141,14 +158,7 @@ impl<'s> Printer<'s> {
             .and_then(|v| v.union_type())
             .ok_or_else(|| format!("union type {discriminant} is not a member of the union"))?;
         match member.base_type() {
-            BaseType::Obj => {
-                let child = type_index(member.index())?;
-                if self.object(child)?.is_struct() {
-                    self.strukt(buf, at, child, out)
-                } else {
-                    self.table(buf, at, child, out, depth + 1)
-                }
-            }
+            BaseType::Obj => self.struct_or_table(buf, at, type_index(member.index())?, out, depth),
             BaseType::String => {
                 json_string(read::string_at(buf, at)?, out);
                 Ok(())

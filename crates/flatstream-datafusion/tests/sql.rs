@@ -44,16 +44,21 @@ async fn group_by_equals_the_sequential_computation_for_every_framing_and_partit
     }
 }
 
+/// The plan of `sql`, as `EXPLAIN` prints it.
+async fn explain(ctx: &SessionContext, sql: &str) -> String {
+    let plan = query(ctx, &format!("EXPLAIN {sql}")).await;
+    datafusion::arrow::util::pretty::pretty_format_batches(&plan)
+        .unwrap()
+        .to_string()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_scan_is_cut_into_byte_ranges_when_files_are_large_enough() {
     let dir = tempfile::tempdir().unwrap();
     three_files(dir.path(), ChecksumKind::Crc32c, "fstream");
     let ctx = session(4, 1);
     register_telemetry(&ctx, "t", dir.path().to_str().unwrap()).await;
-    let plan = query(&ctx, "EXPLAIN SELECT count(*) FROM t").await;
-    let text = datafusion::arrow::util::pretty::pretty_format_batches(&plan)
-        .unwrap()
-        .to_string();
+    let text = explain(&ctx, "SELECT count(*) FROM t").await;
     assert!(text.contains("file_type=flatstream"), "{text}");
     assert!(
         text.contains(".fstream:"),
@@ -70,10 +75,7 @@ async fn the_scan_is_cut_into_byte_ranges_when_files_are_large_enough() {
     )
     .await
     .unwrap();
-    let plan = query(&ctx, "EXPLAIN SELECT count(*) FROM t").await;
-    let text = datafusion::arrow::util::pretty::pretty_format_batches(&plan)
-        .unwrap()
-        .to_string();
+    let text = explain(&ctx, "SELECT count(*) FROM t").await;
     assert!(!text.contains(".fstream:"), "no ranges: {text}");
 }
 

@@ -170,16 +170,8 @@ fn spaced_hex(bytes: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Loads the schema `args` name, if any.
-pub(crate) fn load_schema(args: &PrintArgs) -> Result<Option<Schema>, Failure> {
-    match &args.schema.schema {
-        Some(path) => Ok(Some(Schema::load(path, args.schema.root_type.as_deref())?)),
-        None => Ok(None),
-    }
-}
-
 pub(crate) fn run(args: &CatArgs) -> Result<Status, Failure> {
-    let schema = load_schema(&args.print)?;
+    let schema = args.print.schema.load()?;
     let mut printer = FramePrinter::new(schema.as_ref(), &args.print);
     crate::failure::each(&args.files, |file, several| {
         run_one(args, &mut printer, file, several)

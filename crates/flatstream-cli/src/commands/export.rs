@@ -80,7 +80,7 @@ mod imp {
         // Every input is opened before OUT is created: a missing one changes nothing.
         let mut inputs = Vec::with_capacity(args.files.len());
         for file in &args.files {
-            let input = Input::open(file, Access::Stream, args.framing.max())?;
+            let input = Input::open(file, Access::Stream, args.table.framing.max())?;
             input.check_not_output(file, &output)?;
             inputs.push(input);
         }
@@ -135,16 +135,17 @@ mod imp {
 
     /// The plan the options ask for: the schema, the root type, the columns.
     fn plan(args: &ExportArgs) -> Result<Plan, Failure> {
-        let shown = args.table.schema.display();
-        let schema = BinarySchema::load(&args.table.schema).map_err(|e| match e {
+        let path = args.table.schema.path();
+        let shown = path.display();
+        let schema = BinarySchema::load(path).map_err(|e| match e {
             flatstream::arrow::Error::ReadSchema { .. } => Failure::error(e),
             e => Failure::error(format_args!("{shown}: {e}")),
         })?;
         let mut options = Options::new();
-        if let Some(root) = &args.table.root_type {
+        if let Some(root) = &args.table.schema.root_type {
             options.root_type(root.as_str());
         }
-        let offset = args.offset_column
+        let offset = args.table.offset_column
             || args
                 .columns
                 .iter()
@@ -174,7 +175,7 @@ mod imp {
         let batch = plan.batch_size();
         for mut input in inputs {
             let framed =
-                Framed::resolve(&input, &args.framing).map_err(|f| f.named(&input.name))?;
+                Framed::resolve(&input, &args.table.framing).map_err(|f| f.named(&input.name))?;
             let name = input.name.clone();
             let mut progress = Progress::new("exporting", input.len());
             let walked = framed

@@ -47,7 +47,7 @@ pub(crate) fn inspect(_file: &str, _json: bool) -> Result<Status, Failure> {
 mod imp {
     use super::{ExportArgs, ImportArgs, MAGIC};
     use crate::failure::{Failure, Status, count, quiet};
-    use crate::input::{Access, Input, Replacing, create_output};
+    use crate::input::{Access, Input, Replacing};
     use crate::options::mcap::{CompressionArg, TimeUnitArg};
     use crate::progress::Progress;
     use crate::walk::Framed;
@@ -55,7 +55,6 @@ mod imp {
     use flatstream::mcap::{
         Channel, Compression, Error, ExportOptions, Exporter, Messages, Time, TimeUnit,
     };
-    use flatstream::{ChecksumFramer, StreamWriter};
     use serde::Serialize;
     use std::collections::BTreeMap;
     use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -63,7 +62,7 @@ mod imp {
 
     /// `flatstream export --to mcap`.
     pub(crate) fn export(args: &ExportArgs) -> Result<Status, Failure> {
-        if !args.columns.is_empty() || args.offset_column {
+        if !args.columns.is_empty() || args.table.offset_column {
             return Err(Failure::error(
                 "--to mcap writes each message as it is: --columns and --offset-column go \
                  with the table formats",
@@ -79,13 +78,13 @@ mod imp {
             Some(output) => output,
         };
         let options = export_options(args)?;
-        let schema = &args.table.schema;
+        let schema = args.table.schema.path();
         let shown = schema.display();
         let bfbs = std::fs::read(schema).map_err(|e| Failure::io(&shown, e))?;
         // Every input is opened before OUT is created: a missing one changes nothing.
         let mut inputs = Vec::with_capacity(args.files.len());
         for file in &args.files {
-            let input = Input::open(file, Access::Stream, args.framing.max())?;
+            let input = Input::open(file, Access::Stream, args.table.framing.max())?;
             input.check_not_output(file, output)?;
             inputs.push(input);
         }
@@ -145,7 +144,7 @@ mod imp {
             Some(CompressionArg::None) => Compression::None,
         };
         let mut options = ExportOptions::new().time(time).compression(compression);
-        if let Some(root) = &args.table.root_type {
+        if let Some(root) = &args.table.schema.root_type {
             options = options.root_type(root.as_str());
         }
         Ok(options)
@@ -179,7 +178,8 @@ mod imp {
                     channel
                 }
             };
-            let framed = Framed::resolve(&input, &args.framing).map_err(|f| f.named(&name))?;
+            let framed =
+                Framed::resolve(&input, &args.table.framing).map_err(|f| f.named(&name))?;
             let mut progress = Progress::new("exporting", input.len());
             let walked = framed
                 .walk(&mut input, &mut progress, |index, offset, payload| {
@@ -251,15 +251,10 @@ mod imp {
         let topics = (!args.topic.is_empty()).then(|| args.topic.clone());
         let (name, mut messages) = open(&args.file, topics)?;
         let to = AnyChecksum::new(args.checksum).map_err(Failure::error)?;
-        let output = if args.output == "-" {
-            "stdout"
-        } else {
-            args.output.as_str()
-        };
-        let mut writer = StreamWriter::new(create_output(&args.output)?, ChecksumFramer::new(to));
+        let output = args.out.name();
+        let mut writer = args.out.writer(to)?;
         let write_error = |e: flatstream::Error| match e {
-            flatstream::Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
-            flatstream::Error::Io { source, .. } => Failure::io(output, source),
+            flatstream::Error::Io { .. } => args.out.write_failure(e),
             other => Failure::error(format_args!("{output}: {other}")),
         };
         let mut written = 0u64;

@@ -3,9 +3,9 @@
 //!
 //! Each line is parsed ([`value`]), built into a FlatBuffer by the schema's reflection
 //! ([`build`]), verified against the schema as `verify --schema` verifies, and only then
-//! handed to a [`StreamWriter`] as one frame. A line that fails any step stops the command
-//! before any of its bytes are written, so the output holds the whole frames of the lines
-//! before it.
+//! handed to a [`StreamWriter`](flatstream::StreamWriter) as one frame. A line that fails any
+//! step stops the command before any of its bytes are written, so the output holds the whole
+//! frames of the lines before it.
 
 mod build;
 mod bytes;
@@ -16,13 +16,13 @@ mod tests;
 mod value;
 
 use crate::failure::{Failure, Status};
-use crate::input::{create_output, same_file};
+use crate::input::same_file;
 use crate::options::PackArgs;
 use crate::schema::Schema;
 use build::Packer;
 use flatbuffers::FlatBufferBuilder;
+use flatstream::Error;
 use flatstream::checksum::AnyChecksum;
-use flatstream::{ChecksumFramer, Error, StreamWriter};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
@@ -35,21 +35,13 @@ struct Source {
 }
 
 pub(crate) fn run(args: &PackArgs) -> Result<Status, Failure> {
-    let schema = Schema::load(&args.schema, args.root_type.as_deref())?;
+    let schema = Schema::load(args.schema.path(), args.schema.root_type.as_deref())?;
     // Every input is opened before OUT is created: a missing one changes nothing.
-    let sources = open_sources(&args.files, &args.output)?;
+    let sources = open_sources(&args.files, &args.out.output)?;
     let checksum = AnyChecksum::new(args.checksum).map_err(Failure::error)?;
-    let output = if args.output == "-" {
-        "stdout"
-    } else {
-        &args.output
-    };
-    let mut writer = StreamWriter::new(create_output(&args.output)?, ChecksumFramer::new(checksum));
-    let write_error = |e: Error| match e {
-        Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
-        Error::Io { source, .. } => Failure::io(output, source),
-        other => Failure::error(other),
-    };
+    let output = args.out.name();
+    let mut writer = args.out.writer(checksum)?;
+    let write_error = |e| args.out.write_failure(e);
 
     let packer = Packer::new(&schema, args.bytes);
     let mut verifier = schema.verifier();

@@ -33,19 +33,20 @@ mod imp {
 
     pub(super) fn run(args: &QueryArgs) -> Result<Status, Failure> {
         check_operators(&args.sql)?;
-        let mut options = FlatstreamOptions::with_schema(args.table.schema.to_string_lossy());
-        if let Some(root) = &args.table.root_type {
+        let mut options =
+            FlatstreamOptions::with_schema(args.table.schema.path().to_string_lossy());
+        if let Some(root) = &args.table.schema.root_type {
             options = options.root_type(root.as_str());
         }
-        if let Some(kind) = args.framing.checksum {
+        if let Some(kind) = args.table.framing.checksum {
             options = options.checksum(kind);
         }
-        if let Some(max) = args.framing.max_frame_len {
+        if let Some(max) = args.table.framing.max_frame_len {
             options.max_frame_len = max;
         }
         options.skip_invalid = args.table.skip_invalid;
         options.verify_unread = args.table.verify_unread;
-        options.offset_column = args.offset_column;
+        options.offset_column = args.table.offset_column;
         // The schema is loaded and the options checked before any SQL: their errors are the
         // user's (status 2), named as the other commands name them.
         options
@@ -117,7 +118,7 @@ mod imp {
     fn schema_error(e: flatstream::sql::Error, args: &QueryArgs) -> String {
         match e {
             flatstream::sql::Error::ReadSchema { .. } => e.to_string(),
-            e => format!("{}: {e}", args.table.schema.display()),
+            e => format!("{}: {e}", args.table.schema.path().display()),
         }
     }
 

@@ -7,12 +7,12 @@ use crate::damage;
 use crate::damage::describe;
 use crate::detect::{self, Framing};
 use crate::failure::{Failure, Status, io_message};
-use crate::input::{Access, Input, create_output};
+use crate::input::{Access, Input};
 use crate::options::{RecoverArgs, SalvageArgs};
 use crate::progress::Progress;
 use flatstream::checksum::ChecksumKind;
 use flatstream::repair::{Recover, Recovery, RepairPolicy, Salvage, Salvaged};
-use flatstream::{ChecksumDeframer, ChecksumFramer, Error, Frames, StreamWriter};
+use flatstream::{ChecksumDeframer, Error, Frames};
 use serde::Serialize;
 use std::io::Write;
 
@@ -250,7 +250,7 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
         access(args.read.no_mmap),
         args.read.framing.max(),
     )?;
-    input.check_not_output(&args.file, &args.output)?;
+    input.check_not_output(&args.file, &args.out.output)?;
     let framing = args.read.framing.resolve(&input)?;
     let (head, complete) = input.head();
     // An empty input is an empty stream, whatever its checksum: nothing to salvage.
@@ -274,17 +274,12 @@ pub(crate) fn run_salvage(args: &SalvageArgs) -> Result<Status, Failure> {
             salvage_bound(largest)
         }
     };
-    let out = create_output(&args.output)?;
-    let mut writer = StreamWriter::new(out, ChecksumFramer::new(framing.checksum));
-    let write_error = |e: Error| match e {
-        Error::Io { source, .. } if args.output == "-" => Failure::stdout(source),
-        Error::Io { source, .. } => Failure::io(&args.output, source),
-        other => Failure::error(other),
-    };
+    let mut writer = args.out.writer(framing.checksum)?;
+    let write_error = |e| args.out.write_failure(e);
     let mut progress = Progress::new("salvaging", Some(bytes.len() as u64));
     let mut report = SalvageReport {
         file: name,
-        output: args.output.clone(),
+        output: args.out.output.clone(),
         framing: framing.kind.to_string(),
         max_frame_len: bound,
         frames: 0,
@@ -353,7 +348,7 @@ fn print_salvage(report: &SalvageReport, args: &SalvageArgs) -> Result<(), Failu
             );
         }
     }
-    if args.output == "-" {
+    if args.out.output == "-" {
         if crate::failure::quiet() {
             return Ok(()); // --quiet: the report is informational there
         }

@@ -16,7 +16,7 @@
 //! stream without a checksum cannot be resynchronised: there, as with `-f`, the last frames
 //! before the damage are printed, then the damage.
 
-use crate::commands::cat::{FramePrinter, load_schema};
+use crate::commands::cat::FramePrinter;
 use crate::commands::verify::salvage_bound;
 use crate::damage;
 use crate::damage::describe;
@@ -33,7 +33,7 @@ use std::io::{BufWriter, Read, Write};
 use std::time::Duration;
 
 pub(crate) fn run(args: &TailArgs) -> Result<Status, Failure> {
-    let schema = load_schema(&args.print)?;
+    let schema = args.print.schema.load()?;
     let mut printer = FramePrinter::new(schema.as_ref(), &args.print);
     let max = args.framing.max();
     let poll = Duration::from_millis(args.poll.max(1));

@@ -1,6 +1,6 @@
 //! The options of the MCAP commands: `export --to mcap`'s own, and `import`.
 
-use super::KindParser;
+use super::{KindParser, OutputArgs};
 use clap::{Args, ValueEnum};
 use flatstream::checksum::ChecksumKind;
 use std::path::PathBuf;
@@ -89,9 +89,8 @@ pub(crate) struct ImportArgs {
     /// The MCAP file (- for standard input).
     #[arg(value_name = "FILE")]
     pub(crate) file: String,
-    /// Where to write the stream (- for stdout).
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) output: String,
+    #[command(flatten)]
+    pub(crate) out: OutputArgs,
     /// The checksum to frame OUT with: none, xxhash64, crc32, crc32c or crc16.
     #[arg(long, short = 'c', value_name = "KIND", value_parser = KindParser, hide_possible_values = true, default_value = "xxhash64")]
     pub(crate) checksum: ChecksumKind,

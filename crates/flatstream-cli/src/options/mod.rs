@@ -2,12 +2,15 @@
 
 use crate::detect::{self, Framing};
 use crate::failure::Failure;
-use crate::input::Input;
+use crate::input::{Input, create_output};
+use crate::schema::Schema;
 use clap::builder::NonEmptyStringValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use flatstream::checksum::ChecksumKind;
+use flatstream::checksum::{AnyChecksum, ChecksumKind};
 use flatstream::framing::DEFAULT_MAX_FRAME_LEN;
-use std::path::PathBuf;
+use flatstream::{ChecksumFramer, StreamWriter};
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 pub(crate) mod mcap;
 pub(crate) mod sql;
@@ -157,23 +160,25 @@ impl FramingArgs {
     }
 }
 
-/// How `export` and `query` read messages into rows: the schema, the root table, and what to
-/// do with a message the schema rejects.
+/// How `export` and `query` read streams into rows: the framing, the schema (required), the
+/// root table, what to do with a message the schema rejects, and the offset column.
 #[derive(Debug, Args)]
+#[command(mut_arg("schema", |a| a.required(true)))]
 pub(crate) struct TableArgs {
-    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
-    #[arg(long, short = 's', value_name = "S.bfbs")]
-    pub(crate) schema: PathBuf,
-    /// The table each message is (default: the schema's root_type). A full name
-    /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE", value_parser = NonEmptyStringValueParser::new())]
-    pub(crate) root_type: Option<String>,
+    #[command(flatten)]
+    pub(crate) schema: SchemaArgs,
     /// Skip messages the schema rejects, and count them, instead of stopping.
     #[arg(long)]
     pub(crate) skip_invalid: bool,
     /// Verify every field of each message, not only the columns read.
     #[arg(long)]
     pub(crate) verify_unread: bool,
+    /// Add the column `_offset`, each frame's byte offset in its stream, last (in query: to
+    /// every table).
+    #[arg(long)]
+    pub(crate) offset_column: bool,
+    #[command(flatten)]
+    pub(crate) framing: FramingArgs,
 }
 
 /// `--max-frame-len` in salvage, whose default bound is another (its help says which).
@@ -191,7 +196,47 @@ pub(crate) struct ReadArgs {
     pub(crate) no_mmap: bool,
 }
 
-/// A binary schema and the table the messages are.
+/// The stream a command writes (salvage, convert, pack, import; pack's is stdout by default),
+/// and what a failed write to it is.
+#[derive(Debug, Args)]
+pub(crate) struct OutputArgs {
+    /// Where to write the output stream (- for stdout, which must not be a terminal).
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub(crate) output: String,
+}
+
+impl OutputArgs {
+    /// OUT as messages name it: its path, or `stdout`.
+    pub(crate) fn name(&self) -> &str {
+        if self.output == "-" {
+            "stdout"
+        } else {
+            &self.output
+        }
+    }
+
+    /// A writer of frames to OUT, with `checksum` (see [`create_output`]).
+    pub(crate) fn writer(&self, checksum: AnyChecksum) -> Result<StreamOut, Failure> {
+        let out = create_output(&self.output)?;
+        Ok(StreamWriter::new(out, ChecksumFramer::new(checksum)))
+    }
+
+    /// What a failed write to OUT is: a closed stdout, an I/O error on OUT, or the writer's
+    /// own error.
+    pub(crate) fn write_failure(&self, e: flatstream::Error) -> Failure {
+        match e {
+            flatstream::Error::Io { source, .. } if self.output == "-" => Failure::stdout(source),
+            flatstream::Error::Io { source, .. } => Failure::io(&self.output, source),
+            other => Failure::error(other),
+        }
+    }
+}
+
+/// The writer [`OutputArgs::writer`] opens.
+pub(crate) type StreamOut = StreamWriter<Box<dyn Write>, ChecksumFramer<AnyChecksum>>;
+
+/// A binary schema and the table the messages are. Optional where a command can do without
+/// (verify, cat, tail); `pack` and [`TableArgs`] make `--schema` required.
 #[derive(Debug, Args)]
 pub(crate) struct SchemaArgs {
     /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
@@ -201,6 +246,23 @@ pub(crate) struct SchemaArgs {
     /// (`fleet.Robot`) or, when it is unambiguous, the name alone (`Robot`).
     #[arg(long, value_name = "TABLE", requires = "schema", value_parser = NonEmptyStringValueParser::new())]
     pub(crate) root_type: Option<String>,
+}
+
+impl SchemaArgs {
+    /// The schema `--schema` names, loaded with `--root-type`'s table as the messages'; `None`
+    /// without `--schema`.
+    pub(crate) fn load(&self) -> Result<Option<Schema>, Failure> {
+        let path = self.schema.as_deref();
+        path.map(|path| Schema::load(path, self.root_type.as_deref()))
+            .transpose()
+    }
+
+    /// `--schema`, in a command that requires it (clap has checked that it is given).
+    pub(crate) fn path(&self) -> &Path {
+        self.schema
+            .as_deref()
+            .expect("the command requires --schema")
+    }
 }
 
 const INSPECT_HELP: &str = "\
@@ -401,9 +463,8 @@ pub(crate) struct SalvageArgs {
     /// The damaged stream (- for standard input).
     #[arg(value_name = "FILE")]
     pub(crate) file: String,
-    /// Where to write the intact frames (- for stdout).
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) output: String,
+    #[command(flatten)]
+    pub(crate) out: OutputArgs,
     #[command(flatten)]
     pub(crate) read: ReadArgs,
     /// Print the report as one JSON object (on stderr when OUT is stdout).
@@ -537,9 +598,8 @@ pub(crate) struct ConvertArgs {
     /// The stream to read (- for standard input).
     #[arg(value_name = "FILE")]
     pub(crate) file: String,
-    /// Where to write the re-framed stream (- for stdout).
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) output: String,
+    #[command(flatten)]
+    pub(crate) out: OutputArgs,
     /// The checksum to frame OUT with: none, xxhash64, crc32, crc32c or crc16.
     #[arg(long, value_name = "KIND", value_parser = KindParser, hide_possible_values = true)]
     pub(crate) to_checksum: ChecksumKind,
@@ -577,20 +637,18 @@ Exit status:
      is an input, binary output to a terminal, a failed write)";
 
 #[derive(Debug, Args)]
+#[command(
+    mut_arg("output", |a| a.required(false).default_value("-")),
+    mut_arg("schema", |a| a.required(true))
+)]
 pub(crate) struct PackArgs {
     /// JSON lines to read, one message per line (- for standard input, the default).
     #[arg(value_name = "FILE")]
     pub(crate) files: Vec<String>,
-    /// Where to write the stream (- for stdout, the default, which must not be a terminal).
-    #[arg(long, short = 'o', value_name = "OUT", default_value = "-")]
-    pub(crate) output: String,
-    /// The messages' schema, as a binary schema (`flatc -b --schema x.fbs` writes x.bfbs).
-    #[arg(long, short = 's', value_name = "S.bfbs")]
-    pub(crate) schema: PathBuf,
-    /// The table each line is (default: the schema's root_type). A full name (`fleet.Robot`)
-    /// or, when it is unambiguous, the name alone (`Robot`).
-    #[arg(long, value_name = "TABLE", value_parser = NonEmptyStringValueParser::new())]
-    pub(crate) root_type: Option<String>,
+    #[command(flatten)]
+    pub(crate) out: OutputArgs,
+    #[command(flatten)]
+    pub(crate) schema: SchemaArgs,
     /// The checksum to frame the stream with: none, xxhash64, crc32, crc32c or crc16.
     #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind, default_value = "xxhash64")]
     pub(crate) checksum: ChecksumKind,

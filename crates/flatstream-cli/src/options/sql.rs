@@ -1,8 +1,8 @@
 //! The options of the SQL commands, `export` and `query`, and of the cluster's: `worker`, and
 //! `query --workers`.
 
+use super::TableArgs;
 use super::mcap::McapExportArgs;
-use super::{FramingArgs, TableArgs};
 use clap::{Args, ValueEnum};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -82,11 +82,6 @@ pub(crate) struct ExportArgs {
     /// (`_offset` is each frame's byte offset in its stream).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub(crate) columns: Vec<String>,
-    /// Add the column `_offset`, each frame's byte offset in its stream, last.
-    #[arg(long)]
-    pub(crate) offset_column: bool,
-    #[command(flatten)]
-    pub(crate) framing: FramingArgs,
     #[command(flatten)]
     pub(crate) mcap: McapExportArgs,
 }
@@ -109,6 +104,7 @@ file, a directory (every file in it) or a glob, each file a stream of frames rea
 
   flatstream query -s telemetry.bfbs \"SELECT device_id, count(*), avg(value) FROM 'logs/*.fstream' GROUP BY device_id ORDER BY device_id\"
   flatstream query -s telemetry.bfbs --format json \"SELECT * FROM 'demo.fstream' WHERE value > 90 LIMIT 5\"
+  flatstream query -s telemetry.bfbs --offset-column \"SELECT _offset, value FROM 'demo.fstream' WHERE value > 99\"
 
 Without --checksum, each file's framing is detected from its leading frames. Every message is
 verified against the schema before it is read: its table, and the fields the query reads (with
@@ -141,15 +137,9 @@ pub(crate) struct QueryArgs {
     pub(crate) sql: String,
     #[command(flatten)]
     pub(crate) table: TableArgs,
-    #[command(flatten)]
-    pub(crate) framing: FramingArgs,
     /// How to print the rows: table, csv or json (one object per line).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub(crate) format: QueryFormat,
-    /// Give every table the column `_offset`, each row's frame offset in its file, last
-    /// (`SELECT _offset, value FROM 'demo.fstream' WHERE value > 99`).
-    #[arg(long)]
-    pub(crate) offset_column: bool,
     #[command(flatten)]
     pub(crate) cluster: QueryClusterArgs,
 }

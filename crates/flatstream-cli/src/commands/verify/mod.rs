@@ -100,10 +100,7 @@ struct Report<'a> {
 }
 
 pub(crate) fn run(args: &VerifyArgs) -> Result<Status, Failure> {
-    let schema = match &args.schema.schema {
-        Some(path) => Some(Schema::load(path, args.schema.root_type.as_deref())?),
-        None => None,
-    };
+    let schema = args.schema.load()?;
     crate::failure::each(&args.files, |file, several| {
         run_one(args, schema.as_ref(), file, several)
     })
