@@ -4,6 +4,7 @@
 
 use flatstream::Error as FrameError;
 use flatstream::arrow::Error as ArrowError;
+use pyo3::PyErrArguments;
 use pyo3::exceptions::{
     PyException, PyFileExistsError, PyFileNotFoundError, PyIsADirectoryError, PyOSError,
     PyPermissionError, PyValueError,
@@ -134,12 +135,17 @@ pub(crate) fn io_error(name: &str, error: io::Error) -> PyErr {
         }
         return PyOSError::new_err(format!("{name}: a Python file object failed"));
     }
-    let args = (
-        error.raw_os_error().unwrap_or(0),
-        error.to_string(),
-        name.to_owned(),
-    );
-    match error.kind() {
+    // An error of the system's: `OSError(errno, strerror, filename)`, as Python's own `open`
+    // raises it; another (a directory given as a stream): a message naming the file.
+    match error.raw_os_error() {
+        Some(errno) => os_error(error.kind(), (errno, error.to_string(), name.to_owned())),
+        None => os_error(error.kind(), format!("{name}: {error}")),
+    }
+}
+
+/// The `OSError` subclass Python raises for `kind`, with `args`.
+fn os_error<A: PyErrArguments + Send + Sync + 'static>(kind: io::ErrorKind, args: A) -> PyErr {
+    match kind {
         io::ErrorKind::NotFound => PyFileNotFoundError::new_err(args),
         io::ErrorKind::PermissionDenied => PyPermissionError::new_err(args),
         io::ErrorKind::AlreadyExists => PyFileExistsError::new_err(args),

@@ -112,14 +112,7 @@ impl Opened {
 
     /// Opens the file at `path` for streaming.
     pub(crate) fn path(path: &PathBuf, checksum: Checksum, max: usize) -> PyResult<Opened> {
-        let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| io_error(&name, e))?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err(io_error(
-                &name,
-                io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
-            ));
-        }
+        let (name, file) = open_file(path)?;
         Opened::new(name, Box::new(file), checksum, max)
     }
 
@@ -128,6 +121,17 @@ impl Opened {
         let deframer = ChecksumDeframer::new(checksum(self.kind)?);
         Ok(StreamReader::new(self.input, deframer).with_max_frame_len(max))
     }
+}
+
+/// The file at `path`, opened to be read, with its name; a directory is an error.
+fn open_file(path: &PathBuf) -> PyResult<(String, File)> {
+    let name = path.display().to_string();
+    let file = File::open(path).map_err(|e| io_error(&name, e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let e = io::Error::new(io::ErrorKind::IsADirectory, "is a directory");
+        return Err(io_error(&name, e));
+    }
+    Ok((name, file))
 }
 
 /// What `Reader(source)` was given, read as an [`Input`]: a path (`str` or `os.PathLike`),
@@ -143,14 +147,7 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(String, Input)
         return Ok(("<bytes>".to_owned(), Box::new(Cursor::new(bytes.to_vec()))));
     }
     if let Ok(path) = source.extract::<PathBuf>() {
-        let name = path.display().to_string();
-        let file = File::open(&path).map_err(|e| io_error(&name, e))?;
-        if file.metadata().is_ok_and(|m| m.is_dir()) {
-            return Err(io_error(
-                &name,
-                io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
-            ));
-        }
+        let (name, file) = open_file(&path)?;
         return Ok((name, Box::new(file)));
     }
     if source.hasattr("read")? {

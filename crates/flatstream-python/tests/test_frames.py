@@ -150,3 +150,8 @@ def test_bad_arguments_are_value_and_type_errors(tmp_path):
         flatstream.Reader(42)
     with pytest.raises(FileNotFoundError):
         flatstream.Reader(tmp_path / "missing.fstream")
+    with pytest.raises(IsADirectoryError, match="is a directory"):
+        flatstream.Reader(tmp_path)
+    with pytest.raises(FileNotFoundError) as raised:
+        flatstream.read_table(tmp_path / "missing.fstream", schema=FLEET_BFBS)
+    assert raised.value.filename.endswith("missing.fstream")
