@@ -1,6 +1,6 @@
-//! Captures as Arrow: `read_table` (a `pyarrow.Table`) and the batches under
-//! `read_batches` (a `pyarrow.RecordBatchReader`), through flatstream-arrow's plan and
-//! converter. The reading and converting run with the GIL released.
+//! Captures as Arrow: the batches under `read_batches` (a `pyarrow.RecordBatchReader`) and
+//! `read_table` (those batches read whole), through flatstream-arrow's plan and converter.
+//! The reading and converting of each batch run with the GIL released.
 
 use crate::errors::{arrow_error, frame_error, schema_error, value_error};
 use crate::source::{Checksum, DEFAULT_MAX_FRAME_LEN, Frames, Opened};
