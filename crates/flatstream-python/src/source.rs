@@ -38,8 +38,8 @@ impl Checksum {
         })
     }
 
-    /// The framing to read `head` (the input's leading bytes; `complete` if they are all of
-    /// it) with: the one given, or the one detection finds.
+    /// The framing to read the input `name` with: the one given, or the one `detection` (of
+    /// its leading bytes) found; a `FramingError` when detection cannot tell.
     pub(crate) fn resolve(self, name: &str, detection: &Detection) -> PyResult<ChecksumKind> {
         match self {
             Checksum::Given(kind) => Ok(kind),
