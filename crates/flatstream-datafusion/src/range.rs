@@ -151,13 +151,12 @@ pub(crate) struct Sizes {
     pub(crate) chunk: u64,
 }
 
-impl Default for Sizes {
-    fn default() -> Self {
-        Sizes {
-            window: RESYNC_WINDOW,
-            chunk: READ_CHUNK,
-        }
-    }
+impl Sizes {
+    /// What every scan reads with: a window of [`RESYNC_WINDOW`], [`READ_CHUNK`] at a time.
+    pub(crate) const SCAN: Sizes = Sizes {
+        window: RESYNC_WINDOW,
+        chunk: READ_CHUNK,
+    };
 }
 
 /// The frames of the file that a partition `[start, end)` owns (see the module docs).

@@ -227,7 +227,7 @@ impl FileOpener for FlatstreamOpener {
                 reason: e.to_string(),
             })?;
             let deframer = ChecksumDeframer::new(checksum);
-            let reader = RangeReader::open(src, range, deframer, max, Sizes::default()).await?;
+            let reader = RangeReader::open(src, range, deframer, max, Sizes::SCAN).await?;
             let state = Scan {
                 reader,
                 batcher: Batcher::new(plan.converter()),

@@ -31,23 +31,32 @@ fn max(input: &Input) -> usize {
     input.max_frame_len.expect("the readings set a bound")
 }
 
+/// The readings of the drivers named (`flatstream_test_support::drivers`).
+macro_rules! drivers {
+    ($($driver:ty),* $(,)?) => {
+        [$(Reading::driver::<$driver>()),*]
+    };
+}
+
 /// Every reader of the facade, with the features it needs.
 fn readings() -> Vec<Reading> {
     let mut all = Vec::new();
+    all.extend(drivers![
+        Copying,
+        InPlaceSlice,
+        InPlaceCursor,
+        InPlaceCursorVec,
+        InPlaceCursorVecRef,
+        BufReaderSource,
+        BufReadSlice,
+        SliceFrames,
+        ConfigReader,
+        ConfigFrames,
+        ReadBufferLoop,
+        SplitWhole,
+        FollowerDriver,
+    ]);
     all.extend([
-        Reading::driver::<Copying>(),
-        Reading::driver::<InPlaceSlice>(),
-        Reading::driver::<InPlaceCursor>(),
-        Reading::driver::<InPlaceCursorVec>(),
-        Reading::driver::<InPlaceCursorVecRef>(),
-        Reading::driver::<BufReaderSource>(),
-        Reading::driver::<BufReadSlice>(),
-        Reading::driver::<SliceFrames>(),
-        Reading::driver::<ConfigReader>(),
-        Reading::driver::<ConfigFrames>(),
-        Reading::driver::<ReadBufferLoop>(),
-        Reading::driver::<SplitWhole>(),
-        Reading::driver::<FollowerDriver>(),
         reading("StreamReader::with_reclaim", reclaiming),
         reading("FrameAt::slice at each frame", frame_at_slice),
         reading("FrameAt::read at each frame", frame_at_read),

@@ -1,5 +1,5 @@
-//! A chunk being filled: its records in one buffer, a message index per channel, compressed in
-//! one call once full and written with its indexes.
+//! Chunks: one being filled with records, a message index per channel; once full, compressed
+//! (here, or on threads while the next fills) and written with its indexes, in order.
 //!
 //! ```text
 //! Message:        [0x05][u64 22 + N][u16 channel][u32 sequence][u64 log time][u64 publish time][payload: N]
@@ -17,12 +17,21 @@ use crate::export::Compression;
 use mcap::records::{ChunkHeader, ChunkIndex};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::thread::JoinHandle;
 
 /// The records' size at which a chunk is closed: the `mcap` crate's default.
 pub(crate) const CHUNK_SIZE: usize = 1 << 20;
 
 /// A Message record's bytes before its payload.
 const MESSAGE_HEAD: usize = 1 + 8 + 2 + 4 + 8 + 8;
+
+/// The most threads that compress chunks, whatever the machine has.
+const MAX_THREADS: usize = 4;
+
+/// The chunks each compressing thread holds at most: one it compresses, one waiting.
+const QUEUED_PER_THREAD: u64 = 2;
 
 /// How a chunk's records are compressed.
 enum Compressor {
@@ -32,9 +41,59 @@ enum Compressor {
     Lz4,
 }
 
-/// The chunk being filled, and what it keeps from one chunk to the next (its buffers, the
-/// compressor).
-pub(crate) struct Chunk {
+impl Compressor {
+    fn new(compression: Compression, level: i32) -> io::Result<Compressor> {
+        Ok(match compression {
+            Compression::None => Compressor::None,
+            Compression::Lz4 => Compressor::Lz4,
+            Compression::Zstd => Compressor::Zstd(Box::new(zstd::bulk::Compressor::new(level)?)),
+        })
+    }
+
+    /// The Chunk record's name of the compression (empty: stored).
+    fn name(&self) -> &'static str {
+        match self {
+            Compressor::None => "",
+            Compressor::Zstd(_) => "zstd",
+            Compressor::Lz4 => "lz4",
+        }
+    }
+
+    /// Packs `chunk`: the CRC-32 of its records, and the records compressed into its
+    /// `compressed` buffer (left empty when stored).
+    fn pack(&mut self, chunk: &mut Full) {
+        chunk.crc = crc32fast::Hasher::new();
+        chunk.crc.update(&chunk.contents.records);
+        chunk.compressed.clear();
+        let records = &chunk.contents.records;
+        let into = &mut chunk.compressed;
+        let done = match self {
+            Compressor::None => Ok(()),
+            Compressor::Zstd(zstd) => {
+                into.reserve(zstd::zstd_safe::compress_bound(records.len()));
+                zstd.compress_to_buffer(records, into).map(drop)
+            }
+            Compressor::Lz4 => lz4_frame(records, into),
+        };
+        chunk.failed = done.err();
+    }
+}
+
+/// `records` as one LZ4 frame into `into`.
+fn lz4_frame(records: &[u8], into: &mut Vec<u8>) -> io::Result<()> {
+    let mut lz4 = lz4::EncoderBuilder::new()
+        // No checksum of the frame's own: the chunk's CRC covers the records.
+        .block_checksum(lz4::liblz4::BlockChecksum::NoBlockChecksum)
+        .checksum(lz4::ContentChecksum::NoChecksum)
+        .build(std::mem::take(into))?;
+    lz4.write_all(records)?;
+    let (compressed, done) = lz4.finish();
+    *into = compressed;
+    done
+}
+
+/// What a chunk holds: its records, a message index per channel, its time range.
+struct Contents {
     /// Its records, uncompressed.
     records: Vec<u8>,
     /// Per channel (by index): its messages' `(log time, offset)` pairs, as the Message
@@ -42,44 +101,91 @@ pub(crate) struct Chunk {
     indexes: Vec<Vec<u8>>,
     /// The least and greatest log time of its messages; `(u64::MAX, 0)` without any.
     times: (u64, u64),
-    compressor: Compressor,
-    /// The records compressed, and the chunk's header and indexes: buffers kept for the next.
-    compressed: Vec<u8>,
-    head: Vec<u8>,
-    tail: Vec<u8>,
 }
 
-impl Chunk {
-    /// An empty chunk, compressed with `compression` at the `zstd` level `level`.
-    pub(crate) fn new(compression: Compression, level: i32) -> io::Result<Chunk> {
-        let compressor = match compression {
-            Compression::None => Compressor::None,
-            Compression::Lz4 => Compressor::Lz4,
-            Compression::Zstd => Compressor::Zstd(Box::new(zstd::bulk::Compressor::new(level)?)),
-        };
-        Ok(Chunk {
+impl Contents {
+    fn new() -> Contents {
+        Contents {
             records: Vec::with_capacity(CHUNK_SIZE + (CHUNK_SIZE >> 4)),
             indexes: Vec::new(),
             times: (u64::MAX, 0),
-            compressor,
+        }
+    }
+}
+
+/// A closed chunk on its way to the file, with the buffers that go with it from chunk to
+/// chunk (they come back for the next).
+struct Full {
+    contents: Contents,
+    /// The records' CRC-32, once packed.
+    crc: crc32fast::Hasher,
+    /// The records compressed, once packed (empty when stored).
+    compressed: Vec<u8>,
+    /// Why packing failed, if it did.
+    failed: Option<io::Error>,
+}
+
+impl Full {
+    fn new() -> Full {
+        Full {
+            contents: Contents::new(),
+            crc: crc32fast::Hasher::new(),
             compressed: Vec::new(),
-            head: Vec::new(),
-            tail: Vec::new(),
+            failed: None,
+        }
+    }
+}
+
+/// The chunks of a file: the one being filled, and where full ones are compressed.
+pub(crate) struct Chunks {
+    filling: Full,
+    compression: Compression,
+    level: i32,
+    /// How many threads compress chunks: 1 for stored ones or on a machine of one core, and
+    /// then they are compressed here, when closed.
+    threads: usize,
+    here: Compressor,
+    /// The compressing threads, from the first chunk closed on.
+    pool: Option<Pool>,
+    /// The name of the compression, in each Chunk record.
+    name: &'static str,
+    /// A buffer for a chunk's header and its Message Index records, kept for the next.
+    buf: Vec<u8>,
+}
+
+impl Chunks {
+    /// No chunk yet, compressed with `compression` at the `zstd` level `level`.
+    pub(crate) fn new(compression: Compression, level: i32) -> io::Result<Chunks> {
+        let here = Compressor::new(compression, level)?;
+        let threads = match compression {
+            Compression::None => 1,
+            _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+        };
+        Ok(Chunks {
+            filling: Full::new(),
+            compression,
+            level,
+            threads,
+            name: here.name(),
+            here,
+            pool: None,
+            buf: Vec::new(),
         })
     }
 
     /// Appends a record other than a message (a Schema, a Channel).
     pub(crate) fn push_record(&mut self, bytes: &[u8]) {
-        self.records.extend_from_slice(bytes);
+        self.filling.contents.records.extend_from_slice(bytes);
     }
 
     /// Appends a Message record of the `index`-th channel, its log and publish time `time`.
     #[inline]
     pub(crate) fn push_message(&mut self, index: usize, sequence: u32, time: u64, payload: &[u8]) {
-        if index >= self.indexes.len() {
-            self.indexes.resize_with(index + 1, Vec::new);
+        let chunk = &mut self.filling.contents;
+        if index >= chunk.indexes.len() {
+            chunk.indexes.resize_with(index + 1, Vec::new);
         }
-        let offset = self.records.len() as u64;
+        let offset = chunk.records.len() as u64;
         let mut head = [0u8; MESSAGE_HEAD];
         head[0] = op::MESSAGE;
         head[1..9].copy_from_slice(&((MESSAGE_HEAD - 9 + payload.len()) as u64).to_le_bytes());
@@ -87,109 +193,294 @@ impl Chunk {
         head[11..15].copy_from_slice(&sequence.to_le_bytes());
         head[15..23].copy_from_slice(&time.to_le_bytes());
         head[23..31].copy_from_slice(&time.to_le_bytes());
-        self.records.extend_from_slice(&head);
-        self.records.extend_from_slice(payload);
+        chunk.records.extend_from_slice(&head);
+        chunk.records.extend_from_slice(payload);
         let mut entry = [0u8; 16];
         entry[..8].copy_from_slice(&time.to_le_bytes());
         entry[8..].copy_from_slice(&offset.to_le_bytes());
-        self.indexes[index].extend_from_slice(&entry);
-        self.times = (self.times.0.min(time), self.times.1.max(time));
+        chunk.indexes[index].extend_from_slice(&entry);
+        chunk.times = (chunk.times.0.min(time), chunk.times.1.max(time));
     }
 
-    /// Whether its records have reached [`CHUNK_SIZE`].
+    /// Whether the chunk being filled has reached [`CHUNK_SIZE`].
     #[inline]
     pub(crate) fn is_full(&self) -> bool {
-        self.records.len() >= CHUNK_SIZE
+        self.filling.contents.records.len() >= CHUNK_SIZE
     }
 
-    /// Whether it holds no record.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.records.is_empty()
+    /// Closes the chunk being filled: it is compressed and written to `out` with its Message
+    /// Index records, or handed to a compressing thread while the next fills (and the chunks
+    /// before it that are compressed by then are written). The Chunk Index of each chunk
+    /// written goes into `indexes`, in the file's order.
+    pub(crate) fn close<W: Write>(
+        &mut self,
+        out: &mut Output<W>,
+        indexes: &mut Vec<ChunkIndex>,
+    ) -> io::Result<()> {
+        if self.threads <= 1 {
+            self.here.pack(&mut self.filling);
+            indexes.push(write_chunk(
+                out,
+                &mut self.filling,
+                self.name,
+                &mut self.buf,
+            )?);
+            return Ok(());
+        }
+        let pool = match &mut self.pool {
+            Some(pool) => pool,
+            None => self
+                .pool
+                .insert(Pool::new(self.threads, self.compression, self.level)?),
+        };
+        if pool.in_flight() == pool.depth() {
+            let mut done = pool.receive()?;
+            indexes.push(write_chunk(out, &mut done, self.name, &mut self.buf)?);
+            pool.spare.push(done);
+        }
+        let next = pool.spare.pop().unwrap_or_else(Full::new);
+        pool.send(std::mem::replace(&mut self.filling, next))?;
+        // What is compressed by now is written now: the file grows as it fills.
+        while let Some(mut done) = pool.try_receive()? {
+            indexes.push(write_chunk(out, &mut done, self.name, &mut self.buf)?);
+            pool.spare.push(done);
+        }
+        Ok(())
     }
 
-    /// Writes the chunk and its Message Index records to `out`, and empties it for the next;
-    /// returns its Chunk Index.
-    pub(crate) fn write_to<W: Write>(&mut self, out: &mut Output<W>) -> io::Result<ChunkIndex> {
-        let mut records_crc = crc32fast::Hasher::new();
-        records_crc.update(&self.records);
-        let uncompressed_crc = records_crc.clone().finalize();
-        let (compression, data) = match &mut self.compressor {
-            Compressor::None => ("", &self.records),
-            Compressor::Zstd(zstd) => {
-                self.compressed.clear();
-                self.compressed
-                    .reserve(zstd::zstd_safe::compress_bound(self.records.len()));
-                zstd.compress_to_buffer(&self.records, &mut self.compressed)?;
-                ("zstd", &self.compressed)
-            }
-            Compressor::Lz4 => {
-                self.compressed.clear();
-                let mut lz4 = lz4::EncoderBuilder::new()
-                    // No checksum of the frame's own: the chunk's CRC covers the records.
-                    .block_checksum(lz4::liblz4::BlockChecksum::NoBlockChecksum)
-                    .checksum(lz4::ContentChecksum::NoChecksum)
-                    .build(std::mem::take(&mut self.compressed))?;
-                lz4.write_all(&self.records)?;
-                let (compressed, done) = lz4.finish();
-                self.compressed = compressed;
-                done?;
-                ("lz4", &self.compressed)
-            }
-        };
-        let (start, end) = match self.times {
-            (u64::MAX, 0) => (0, 0),
-            times => times,
-        };
-        let header = ChunkHeader {
-            message_start_time: start,
-            message_end_time: end,
-            uncompressed_size: self.records.len() as u64,
-            uncompressed_crc,
-            compression: compression.to_owned(),
-            compressed_size: data.len() as u64,
-        };
-        self.head.clear();
-        record(&mut self.head, op::CHUNK, &header, data.len())?;
-        let chunk_start_offset = out.written();
-        out.write(&self.head)?;
-        match self.compressor {
-            // Stored, the data is the records: their CRC is not computed twice.
-            Compressor::None => out.write_hashed(data, &records_crc)?,
-            _ => out.write(data)?,
+    /// Writes every chunk not written yet, the one being filled too if it holds records (the
+    /// compressing threads stop when the file is dropped).
+    pub(crate) fn finish<W: Write>(
+        &mut self,
+        out: &mut Output<W>,
+        indexes: &mut Vec<ChunkIndex>,
+    ) -> io::Result<()> {
+        if !self.filling.contents.records.is_empty() {
+            self.close(out, indexes)?;
         }
-        let chunk_length = out.written() - chunk_start_offset;
-
-        self.tail.clear();
-        let mut message_index_offsets = BTreeMap::new();
-        for (i, entries) in self.indexes.iter_mut().enumerate() {
-            if entries.is_empty() {
-                continue;
+        if let Some(pool) = &mut self.pool {
+            while pool.in_flight() > 0 {
+                let mut done = pool.receive()?;
+                indexes.push(write_chunk(out, &mut done, self.name, &mut self.buf)?);
             }
-            let id = channel_id(i);
-            message_index_offsets.insert(id, out.written() + self.tail.len() as u64);
-            let array_len = u32::try_from(entries.len()).map_err(io::Error::other)?;
-            self.tail.push(op::MESSAGE_INDEX);
-            self.tail
-                .extend_from_slice(&(2 + 4 + u64::from(array_len)).to_le_bytes());
-            self.tail.extend_from_slice(&id.to_le_bytes());
-            self.tail.extend_from_slice(&array_len.to_le_bytes());
-            self.tail.extend_from_slice(entries);
-            entries.clear();
         }
-        out.write(&self.tail)?;
+        Ok(())
+    }
+}
 
-        self.records.clear();
-        self.times = (u64::MAX, 0);
-        Ok(ChunkIndex {
-            message_start_time: start,
-            message_end_time: end,
-            chunk_start_offset,
-            chunk_length,
-            message_index_offsets,
-            message_index_length: self.tail.len() as u64,
-            compression: header.compression,
-            compressed_size: header.compressed_size,
-            uncompressed_size: header.uncompressed_size,
+/// Writes the packed chunk `chunk` (compressed as `name` says) and its Message Index records
+/// to `out`, `buf` a buffer to lay them out in; returns its Chunk Index and empties it for
+/// the next.
+fn write_chunk<W: Write>(
+    out: &mut Output<W>,
+    chunk: &mut Full,
+    name: &'static str,
+    buf: &mut Vec<u8>,
+) -> io::Result<ChunkIndex> {
+    if let Some(e) = chunk.failed.take() {
+        return Err(e);
+    }
+    let Full {
+        contents,
+        crc,
+        compressed,
+        ..
+    } = chunk;
+    let stored = name.is_empty();
+    let data = if stored {
+        &contents.records
+    } else {
+        &*compressed
+    };
+    let (start, end) = match contents.times {
+        (u64::MAX, 0) => (0, 0),
+        times => times,
+    };
+    let header = ChunkHeader {
+        message_start_time: start,
+        message_end_time: end,
+        uncompressed_size: contents.records.len() as u64,
+        uncompressed_crc: crc.clone().finalize(),
+        compression: name.to_owned(),
+        compressed_size: data.len() as u64,
+    };
+    buf.clear();
+    record(buf, op::CHUNK, &header, data.len())?;
+    let chunk_start_offset = out.written();
+    out.write(buf)?;
+    if stored {
+        // The data is the records: their CRC is not computed twice.
+        out.write_hashed(data, crc)?;
+    } else {
+        out.write(data)?;
+    }
+    let chunk_length = out.written() - chunk_start_offset;
+
+    buf.clear();
+    let mut message_index_offsets = BTreeMap::new();
+    for (i, entries) in contents.indexes.iter_mut().enumerate() {
+        if entries.is_empty() {
+            continue;
+        }
+        let id = channel_id(i);
+        message_index_offsets.insert(id, out.written() + buf.len() as u64);
+        let array_len = u32::try_from(entries.len()).map_err(io::Error::other)?;
+        buf.push(op::MESSAGE_INDEX);
+        buf.extend_from_slice(&(2 + 4 + u64::from(array_len)).to_le_bytes());
+        buf.extend_from_slice(&id.to_le_bytes());
+        buf.extend_from_slice(&array_len.to_le_bytes());
+        buf.extend_from_slice(entries);
+        entries.clear();
+    }
+    out.write(buf)?;
+
+    contents.records.clear();
+    contents.times = (u64::MAX, 0);
+    Ok(ChunkIndex {
+        message_start_time: start,
+        message_end_time: end,
+        chunk_start_offset,
+        chunk_length,
+        message_index_offsets,
+        message_index_length: buf.len() as u64,
+        compression: header.compression,
+        compressed_size: header.compressed_size,
+        uncompressed_size: header.uncompressed_size,
+    })
+}
+
+/// Threads that compress chunks, each with its compressor: chunk `k` goes to thread
+/// `k % threads`, so that taking chunk `k` back from that thread takes the chunks back in the
+/// file's order. At most [`depth`](Self::depth) chunks are out at once: the memory held is
+/// bounded, and a slow output slows the filling.
+struct Pool {
+    threads: Vec<Thread>,
+    /// Chunks sent and taken back so far.
+    sent: u64,
+    received: u64,
+    /// Chunks taken back and written: their buffers, for the next to fill.
+    spare: Vec<Full>,
+}
+
+/// A compressing thread: chunks to it, and back from it packed, in its own order.
+struct Thread {
+    to: Option<Sender<Full>>,
+    /// Behind a mutex only so that an exporter is `Sync`: it is reached through `&mut`, never
+    /// locked.
+    from: Mutex<Receiver<Full>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Thread {
+    fn from(&mut self) -> &Receiver<Full> {
+        self.from
+            .get_mut()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl Pool {
+    /// `threads` threads compressing with `compression` (zstd at `level`).
+    fn new(threads: usize, compression: Compression, level: i32) -> io::Result<Pool> {
+        let threads = (0..threads)
+            .map(|_| {
+                let mut compressor = Compressor::new(compression, level)?;
+                let (to, jobs) = channel::<Full>();
+                let (done, from) = channel();
+                let handle = std::thread::Builder::new()
+                    .name("flatstream-mcap-chunk".to_owned())
+                    .spawn(move || {
+                        for mut chunk in jobs {
+                            compressor.pack(&mut chunk);
+                            if done.send(chunk).is_err() {
+                                break;
+                            }
+                        }
+                    })?;
+                Ok(Thread {
+                    to: Some(to),
+                    from: Mutex::new(from),
+                    handle: Some(handle),
+                })
+            })
+            .collect::<io::Result<_>>()?;
+        Ok(Pool {
+            threads,
+            sent: 0,
+            received: 0,
+            spare: Vec::new(),
         })
     }
+
+    fn in_flight(&self) -> u64 {
+        self.sent - self.received
+    }
+
+    /// The most chunks out at once.
+    fn depth(&self) -> u64 {
+        self.threads.len() as u64 * QUEUED_PER_THREAD
+    }
+
+    /// The thread of chunk number `k`.
+    fn thread(&mut self, k: u64) -> &mut Thread {
+        let n = self.threads.len() as u64;
+        &mut self.threads[(k % n) as usize]
+    }
+
+    fn send(&mut self, chunk: Full) -> io::Result<()> {
+        let thread = self.thread(self.sent);
+        let sent = thread.to.as_ref().is_some_and(|to| to.send(chunk).is_ok());
+        if !sent {
+            return Err(stopped());
+        }
+        self.sent += 1;
+        Ok(())
+    }
+
+    /// The oldest chunk out, packed, once it is.
+    fn receive(&mut self) -> io::Result<Full> {
+        let chunk = self
+            .thread(self.received)
+            .from()
+            .recv()
+            .map_err(|_| stopped())?;
+        self.received += 1;
+        Ok(chunk)
+    }
+
+    /// The oldest chunk out if it is packed already.
+    fn try_receive(&mut self) -> io::Result<Option<Full>> {
+        if self.in_flight() == 0 {
+            return Ok(None);
+        }
+        match self.thread(self.received).from().try_recv() {
+            Ok(chunk) => {
+                self.received += 1;
+                Ok(Some(chunk))
+            }
+            Err(TryRecvError::Empty) => Ok(None),
+            Err(TryRecvError::Disconnected) => Err(stopped()),
+        }
+    }
+}
+
+impl Drop for Pool {
+    /// The threads stop once their chunks are done (or at once, for the chunks not written
+    /// because the file is given up).
+    fn drop(&mut self) {
+        for thread in &mut self.threads {
+            thread.to = None;
+        }
+        for thread in &mut self.threads {
+            if let Some(handle) = thread.handle.take() {
+                let _ = handle.join();
+            }
+        }
+    }
+}
+
+/// A compressing thread that could not be started, or stopped.
+#[cold]
+fn stopped() -> io::Error {
+    io::Error::other("a thread compressing the MCAP file's chunks stopped")
 }

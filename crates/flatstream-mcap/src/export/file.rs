@@ -15,7 +15,7 @@
 //! a reader that seeks finds them. Records other than Message and Message Index are laid out
 //! by the `mcap` crate's own types.
 
-use super::chunk::Chunk;
+use super::chunk::Chunks;
 use super::output::{Output, channel_id, op, record};
 use crate::export::{Compression, FLATBUFFER};
 use mcap::records::{
@@ -30,7 +30,7 @@ const SCHEMA_ID: u16 = 1;
 /// An MCAP file of one schema's channels being written.
 pub(crate) struct McapFile<W> {
     out: Output<W>,
-    chunk: Chunk,
+    chunks: Chunks,
     chunk_indexes: Vec<ChunkIndex>,
     /// The Schema record and the Channel records as written, for the summary.
     schema: Vec<u8>,
@@ -67,11 +67,11 @@ impl<W: Write> McapFile<W> {
         record(&mut schema, op::SCHEMA, &header, 4 + data.len())?;
         schema.extend_from_slice(&len.to_le_bytes());
         schema.extend_from_slice(data);
-        let mut chunk = Chunk::new(compression, level)?;
-        chunk.push_record(&schema);
+        let mut chunks = Chunks::new(compression, level)?;
+        chunks.push_record(&schema);
         Ok(McapFile {
             out,
-            chunk,
+            chunks,
             chunk_indexes: Vec::new(),
             schema,
             channels: Vec::new(),
@@ -91,7 +91,7 @@ impl<W: Write> McapFile<W> {
         };
         let start = self.channels.len();
         record(&mut self.channels, op::CHANNEL, &channel, 0)?;
-        self.chunk.push_record(&self.channels[start..]);
+        self.chunks.push_record(&self.channels[start..]);
         self.counts.push(0);
         Ok(index)
     }
@@ -117,28 +117,24 @@ impl<W: Write> McapFile<W> {
     #[inline]
     pub(crate) fn message(&mut self, index: usize, time: u64, payload: &[u8]) -> io::Result<()> {
         let count = self.counts[index];
-        self.chunk.push_message(index, count as u32, time, payload);
+        self.chunks.push_message(index, count as u32, time, payload);
         self.counts[index] = count + 1;
-        if self.chunk.is_full() {
-            self.write_chunk()?;
+        if self.chunks.is_full() {
+            self.close_chunk()?;
         }
         Ok(())
     }
 
-    /// Writes the chunk and its indexes.
+    /// Closes the chunk: it is written with its indexes (or handed to a compressing thread).
     #[cold]
-    fn write_chunk(&mut self) -> io::Result<()> {
-        let index = self.chunk.write_to(&mut self.out)?;
-        self.chunk_indexes.push(index);
-        Ok(())
+    fn close_chunk(&mut self) -> io::Result<()> {
+        self.chunks.close(&mut self.out, &mut self.chunk_indexes)
     }
 
     /// Writes the last chunk, the Data End record, the summary and the Footer; returns the
     /// output.
     pub(crate) fn finish(mut self) -> io::Result<W> {
-        if !self.chunk.is_empty() {
-            self.write_chunk()?;
-        }
+        self.chunks.finish(&mut self.out, &mut self.chunk_indexes)?;
         let mut end = Vec::new();
         let data_section_crc = self.out.crc();
         record(&mut end, op::DATA_END, &DataEnd { data_section_crc }, 0)?;

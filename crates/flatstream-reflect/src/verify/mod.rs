@@ -1,8 +1,9 @@
 //! The verifier: a schema's checks compiled once per root table, run on every payload.
 //!
-//! It makes the checks of `flatbuffers-reflection`'s verifier, with `flatbuffers::Verifier`'s
-//! own calls in the same order (so offsets, alignment, vtables, UTF-8, required fields and
-//! flatbuffers' limits count the same way), with the schema already read: the reflection
+//! It makes the checks of `flatbuffers-reflection`'s verifier, each of `flatbuffers::Verifier`'s
+//! checks in the same order and failing with the same error (so offsets, alignment, vtables,
+//! UTF-8, required fields and flatbuffers' limits count the same way), made inline here
+//! rather than through `flatbuffers::Verifier`, and with the schema already read: the reflection
 //! verifier reads the schema (itself a FlatBuffer) for every field of every payload, copies
 //! each field's name into a `String` and fills a `HashMap` of the tables it met. Unlike it:
 //!
@@ -25,7 +26,7 @@
 //! tables (as flatbuffers' builders do for equal strings) passes as long as reading it does
 //! not amplify it eightfold past 64 MiB.
 //!
-//! Tables nest at most [`MAX_DEPTH`] deep, and a payload holds at most [`MAX_TABLES`] tables
+//! Tables nest at most [`MAX_DEPTH`](crate::MAX_DEPTH) deep, and a payload holds at most [`MAX_TABLES`](crate::MAX_TABLES) tables
 //! (counted per reference), flatbuffers' default limits.
 //!
 //! [`budget`]: crate::budget
@@ -33,9 +34,7 @@
 mod walk;
 
 use crate::error::{Error, Result};
-use crate::limits::{MAX_DEPTH, MAX_TABLES};
 use crate::scalar::ScalarType;
-use flatbuffers::VerifierOptions;
 use flatbuffers_reflection::reflection::{self, BaseType, Type};
 
 /// What one field of a table needs checked.
@@ -99,7 +98,7 @@ struct Union {
 /// `Sync`.
 ///
 /// It makes the checks of `flatbuffers-reflection`'s verifier with flatbuffers' limits
-/// (tables nest at most [`MAX_DEPTH`] deep, at most [`MAX_TABLES`] tables), checks a union's
+/// (tables nest at most [`MAX_DEPTH`](crate::MAX_DEPTH) deep, at most [`MAX_TABLES`](crate::MAX_TABLES) tables), checks a union's
 /// type against the union's members, verifies a table as the type of every reference to it,
 /// and bounds what reading a payload costs: 4 bytes per table and per offset, a scalar's or
 /// struct's size, a string's or vector's length, each reference counted as often as it is
@@ -137,7 +136,6 @@ pub struct Verifier {
     /// Per object: whether a reader copies the whole payload for each reference to this table
     /// from a table that is not one of these (see [`Verifier::copying`]).
     copied: Vec<bool>,
-    options: VerifierOptions,
 }
 
 impl Verifier {
@@ -227,11 +225,6 @@ impl Verifier {
             copied: vec![false; compiled.len()],
             objects: compiled,
             unions,
-            options: VerifierOptions {
-                max_depth: MAX_DEPTH,
-                max_tables: MAX_TABLES,
-                ..VerifierOptions::default()
-            },
         })
     }
 
