@@ -26,10 +26,12 @@
 //! tables (as flatbuffers' builders do for equal strings) passes as long as reading it does
 //! not amplify it eightfold past 64 MiB.
 //!
-//! Tables nest at most [`MAX_DEPTH`](crate::MAX_DEPTH) deep, and a payload holds at most [`MAX_TABLES`](crate::MAX_TABLES) tables
+//! Tables nest at most [`MAX_DEPTH`] deep, and a payload holds at most [`MAX_TABLES`] tables
 //! (counted per reference), flatbuffers' default limits.
 //!
 //! [`budget`]: crate::budget
+//! [`MAX_DEPTH`]: crate::MAX_DEPTH
+//! [`MAX_TABLES`]: crate::MAX_TABLES
 
 mod walk;
 
@@ -98,7 +100,7 @@ struct Union {
 /// `Sync`.
 ///
 /// It makes the checks of `flatbuffers-reflection`'s verifier with flatbuffers' limits
-/// (tables nest at most [`MAX_DEPTH`](crate::MAX_DEPTH) deep, at most [`MAX_TABLES`](crate::MAX_TABLES) tables), checks a union's
+/// (tables nest at most [`MAX_DEPTH`] deep, at most [`MAX_TABLES`] tables), checks a union's
 /// type against the union's members, verifies a table as the type of every reference to it,
 /// and bounds what reading a payload costs: 4 bytes per table and per offset, a scalar's or
 /// struct's size, a string's or vector's length, each reference counted as often as it is
@@ -127,6 +129,8 @@ struct Union {
 /// ```
 ///
 /// [`budget`]: crate::budget
+/// [`MAX_DEPTH`]: crate::MAX_DEPTH
+/// [`MAX_TABLES`]: crate::MAX_TABLES
 #[derive(Debug, Clone)]
 pub struct Verifier {
     root: usize,
