@@ -80,3 +80,28 @@ fn a_failed_write_is_an_error_and_so_is_every_write_after_it() {
         assert!(matches!(e, Error::Io(_)), "{room}: {e}");
     }
 }
+
+#[test]
+fn an_exporter_given_up_with_chunks_in_flight_is_dropped_and_the_next_one_works() {
+    // 30 000 readings fill several chunks: some are on the compressing threads when the
+    // exporter is dropped without `finish`. Dropping it returns (its threads stop), and a new
+    // exporter writes a whole file.
+    let payloads = telemetry::payloads(30_000);
+    let mut given_up = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
+    let channel = given_up.channel("/t").unwrap();
+    for p in &payloads {
+        given_up.write(channel, p).unwrap();
+    }
+    drop(given_up);
+
+    let mut exporter = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
+    let channel = exporter.channel("/t").unwrap();
+    for p in &payloads {
+        exporter.write(channel, p).unwrap();
+    }
+    let file = exporter.finish().unwrap();
+    let back: Vec<Vec<u8>> = (mcap::MessageStream::new(&file).unwrap())
+        .map(|m| m.unwrap().data.into_owned())
+        .collect();
+    assert_eq!(back, payloads);
+}
