@@ -6,23 +6,32 @@ use std::io::{self, Write};
 
 const TELEMETRY: &[u8] = include_bytes!("../../../examples/telemetry.bfbs");
 
+/// An exporter into `out` that has written each of `payloads` as a message of the channel `/t`.
+fn exported<W: Write>(out: W, payloads: &[Vec<u8>]) -> Exporter<W> {
+    let mut exporter = Exporter::new(out, TELEMETRY, &ExportOptions::new()).unwrap();
+    let channel = exporter.channel("/t").unwrap();
+    for p in payloads {
+        exporter.write(channel, p).unwrap();
+    }
+    exporter
+}
+
+/// The messages of the MCAP file `file`, read from its start.
+fn messages(file: &[u8]) -> Vec<Vec<u8>> {
+    (mcap::MessageStream::new(file).unwrap())
+        .map(|m| m.unwrap().data.into_owned())
+        .collect()
+}
+
 #[test]
 fn a_writer_that_cannot_seek_receives_a_whole_file() {
     // A `Vec<u8>` is `Write` and not `Seek`; offsets count from where the writer is.
     let payloads = telemetry::payloads(30_000);
-    let mut exporter = Exporter::new(b"before".to_vec(), TELEMETRY, &ExportOptions::new()).unwrap();
-    let channel = exporter.channel("/t").unwrap();
-    for p in &payloads {
-        exporter.write(channel, p).unwrap();
-    }
-    let out = exporter.finish().unwrap();
+    let out = exported(b"before".to_vec(), &payloads).finish().unwrap();
     let file = &out[b"before".len()..];
     let summary = mcap::Summary::read(file).unwrap().expect("a summary");
     assert!(summary.chunk_indexes.len() > 1);
-    let back: Vec<Vec<u8>> = (mcap::MessageStream::new(file).unwrap())
-        .map(|m| m.unwrap().data.into_owned())
-        .collect();
-    assert_eq!(back, payloads);
+    assert_eq!(messages(file), payloads);
 }
 
 /// Takes `room` bytes, then fails every write.
@@ -49,12 +58,7 @@ impl Write for Full {
 #[test]
 fn a_failed_write_is_an_error_and_so_is_every_write_after_it() {
     let payloads = telemetry::payloads(30_000);
-    let mut whole = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
-    let channel = whole.channel("/t").unwrap();
-    for p in &payloads {
-        whole.write(channel, p).unwrap();
-    }
-    let len = whole.finish().unwrap().len();
+    let len = exported(Vec::new(), &payloads).finish().unwrap().len();
     // In the header, the first chunk, a later one, the summary, the trailing magic.
     for room in [0, 10, 100, len / 3, len * 2 / 3, len - 100, len - 1] {
         let full = Full { room };
@@ -87,21 +91,7 @@ fn an_exporter_given_up_with_chunks_in_flight_is_dropped_and_the_next_one_works(
     // exporter is dropped without `finish`. Dropping it returns (its threads stop), and a new
     // exporter writes a whole file.
     let payloads = telemetry::payloads(30_000);
-    let mut given_up = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
-    let channel = given_up.channel("/t").unwrap();
-    for p in &payloads {
-        given_up.write(channel, p).unwrap();
-    }
-    drop(given_up);
-
-    let mut exporter = Exporter::new(Vec::new(), TELEMETRY, &ExportOptions::new()).unwrap();
-    let channel = exporter.channel("/t").unwrap();
-    for p in &payloads {
-        exporter.write(channel, p).unwrap();
-    }
-    let file = exporter.finish().unwrap();
-    let back: Vec<Vec<u8>> = (mcap::MessageStream::new(&file).unwrap())
-        .map(|m| m.unwrap().data.into_owned())
-        .collect();
-    assert_eq!(back, payloads);
+    drop(exported(Vec::new(), &payloads));
+    let file = exported(Vec::new(), &payloads).finish().unwrap();
+    assert_eq!(messages(&file), payloads);
 }
