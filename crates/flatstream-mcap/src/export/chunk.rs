@@ -50,15 +50,6 @@ impl Compressor {
         })
     }
 
-    /// The Chunk record's name of the compression (empty: stored).
-    fn name(&self) -> &'static str {
-        match self {
-            Compressor::None => "",
-            Compressor::Zstd(_) => "zstd",
-            Compressor::Lz4 => "lz4",
-        }
-    }
-
     /// Packs `chunk`: the CRC-32 of its records, and the records compressed into its
     /// `compressed` buffer (left empty when stored).
     fn pack(&mut self, chunk: &mut Full) {
@@ -76,6 +67,15 @@ impl Compressor {
             Compressor::Lz4 => lz4_frame(records, into),
         };
         chunk.failed = done.err();
+    }
+}
+
+/// The Chunk record's name of `compression` (empty: stored).
+fn record_name(compression: Compression) -> &'static str {
+    match compression {
+        Compression::None => "",
+        Compression::Zstd => "zstd",
+        Compression::Lz4 => "lz4",
     }
 }
 
@@ -139,36 +139,48 @@ impl Full {
 /// The chunks of a file: the one being filled, and where full ones are compressed.
 pub(crate) struct Chunks {
     filling: Full,
-    compression: Compression,
-    level: i32,
-    /// How many threads compress chunks: 1 for stored ones or on a machine of one core, and
-    /// then they are compressed here, when closed.
-    threads: usize,
-    here: Compressor,
-    /// The compressing threads, from the first chunk closed on.
-    pool: Option<Pool>,
+    packing: Packing,
     /// The name of the compression, in each Chunk record.
     name: &'static str,
     /// A buffer for a chunk's header and its Message Index records, kept for the next.
     buf: Vec<u8>,
 }
 
+/// Where full chunks are compressed.
+enum Packing {
+    /// Here, when each is closed: stored chunks, or a machine of one core.
+    Here(Compressor),
+    /// On `threads` threads compressing with `compression` (zstd at `level`), started when
+    /// the first chunk is closed.
+    Threads {
+        threads: usize,
+        compression: Compression,
+        level: i32,
+        pool: Option<Pool>,
+    },
+}
+
 impl Chunks {
     /// No chunk yet, compressed with `compression` at the `zstd` level `level`.
     pub(crate) fn new(compression: Compression, level: i32) -> io::Result<Chunks> {
-        let here = Compressor::new(compression, level)?;
         let threads = match compression {
             Compression::None => 1,
             _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
         };
+        let packing = if threads == 1 {
+            Packing::Here(Compressor::new(compression, level)?)
+        } else {
+            Packing::Threads {
+                threads,
+                compression,
+                level,
+                pool: None,
+            }
+        };
         Ok(Chunks {
             filling: Full::new(),
-            compression,
-            level,
-            threads,
-            name: here.name(),
-            here,
-            pool: None,
+            packing,
+            name: record_name(compression),
             buf: Vec::new(),
         })
     }
@@ -217,32 +229,31 @@ impl Chunks {
         out: &mut Output<W>,
         indexes: &mut Vec<ChunkIndex>,
     ) -> io::Result<()> {
-        if self.threads <= 1 {
-            self.here.pack(&mut self.filling);
-            indexes.push(write_chunk(
-                out,
-                &mut self.filling,
-                self.name,
-                &mut self.buf,
-            )?);
-            return Ok(());
-        }
-        let pool = match &mut self.pool {
-            Some(pool) => pool,
-            None => self
-                .pool
-                .insert(Pool::new(self.threads, self.compression, self.level)?),
+        let pool = match &mut self.packing {
+            Packing::Here(compressor) => {
+                compressor.pack(&mut self.filling);
+                return write_chunk(out, indexes, &mut self.filling, self.name, &mut self.buf);
+            }
+            Packing::Threads {
+                threads,
+                compression,
+                level,
+                pool,
+            } => match pool {
+                Some(pool) => pool,
+                None => pool.insert(Pool::new(*threads, *compression, *level)?),
+            },
         };
         if pool.in_flight() == pool.depth() {
             let mut done = pool.receive()?;
-            indexes.push(write_chunk(out, &mut done, self.name, &mut self.buf)?);
+            write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
             pool.spare.push(done);
         }
         let next = pool.spare.pop().unwrap_or_else(Full::new);
         pool.send(std::mem::replace(&mut self.filling, next))?;
         // What is compressed by now is written now: the file grows as it fills.
         while let Some(mut done) = pool.try_receive()? {
-            indexes.push(write_chunk(out, &mut done, self.name, &mut self.buf)?);
+            write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
             pool.spare.push(done);
         }
         Ok(())
@@ -258,10 +269,13 @@ impl Chunks {
         if !self.filling.contents.records.is_empty() {
             self.close(out, indexes)?;
         }
-        if let Some(pool) = &mut self.pool {
+        if let Packing::Threads {
+            pool: Some(pool), ..
+        } = &mut self.packing
+        {
             while pool.in_flight() > 0 {
                 let mut done = pool.receive()?;
-                indexes.push(write_chunk(out, &mut done, self.name, &mut self.buf)?);
+                write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
             }
         }
         Ok(())
@@ -269,14 +283,15 @@ impl Chunks {
 }
 
 /// Writes the packed chunk `chunk` (compressed as `name` says) and its Message Index records
-/// to `out`, `buf` a buffer to lay them out in; returns its Chunk Index and empties it for
-/// the next.
+/// to `out`, `buf` a buffer to lay them out in; adds its Chunk Index to `indexes` and empties
+/// it for the next.
 fn write_chunk<W: Write>(
     out: &mut Output<W>,
+    indexes: &mut Vec<ChunkIndex>,
     chunk: &mut Full,
     name: &'static str,
     buf: &mut Vec<u8>,
-) -> io::Result<ChunkIndex> {
+) -> io::Result<()> {
     if let Some(e) = chunk.failed.take() {
         return Err(e);
     }
@@ -336,7 +351,7 @@ fn write_chunk<W: Write>(
 
     contents.records.clear();
     contents.times = (u64::MAX, 0);
-    Ok(ChunkIndex {
+    indexes.push(ChunkIndex {
         message_start_time: start,
         message_end_time: end,
         chunk_start_offset,
@@ -346,7 +361,8 @@ fn write_chunk<W: Write>(
         compression: header.compression,
         compressed_size: header.compressed_size,
         uncompressed_size: header.uncompressed_size,
-    })
+    });
+    Ok(())
 }
 
 /// Threads that compress chunks, each with its compressor: chunk `k` goes to thread
