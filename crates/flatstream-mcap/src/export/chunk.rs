@@ -15,7 +15,7 @@
 use super::output::{Output, channel_id, op, record};
 use crate::export::Compression;
 use mcap::records::{ChunkHeader, ChunkIndex};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
@@ -27,8 +27,9 @@ pub(crate) const CHUNK_SIZE: usize = 1 << 20;
 /// A Message record's bytes before its payload.
 const MESSAGE_HEAD: usize = 1 + 8 + 2 + 4 + 8 + 8;
 
-/// The most threads that compress chunks, whatever the machine has.
-const MAX_THREADS: usize = 4;
+/// The most threads that compress chunks besides the one that fills them, whatever the
+/// machine has.
+const MAX_THREADS: usize = 3;
 
 /// The chunks each compressing thread holds at most: one it compresses, one waiting.
 const QUEUED_PER_THREAD: u64 = 2;
@@ -150,8 +151,8 @@ pub(crate) struct Chunks {
 enum Packing {
     /// Here, when each is closed: stored chunks, or a machine of one core.
     Here(Compressor),
-    /// On `threads` threads compressing with `compression` (zstd at `level`), started when
-    /// the first chunk is closed.
+    /// On `threads` threads compressing with `compression` (zstd at `level`), and here when
+    /// they are all busy; started when the first chunk is closed.
     Threads {
         threads: usize,
         compression: Compression,
@@ -164,10 +165,16 @@ impl Chunks {
     /// No chunk yet, compressed with `compression` at the `zstd` level `level`.
     pub(crate) fn new(compression: Compression, level: i32) -> io::Result<Chunks> {
         let threads = match compression {
-            Compression::None => 1,
-            _ => std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_THREADS)),
+            Compression::None => 0,
+            // The filling thread compresses too, when the others are busy.
+            _ => std::thread::available_parallelism().map_or(0, |n| (n.get() - 1).min(MAX_THREADS)),
         };
-        let packing = if threads == 1 {
+        Chunks::with_threads(compression, level, threads)
+    }
+
+    /// No chunk yet, compressed on `threads` threads besides this one (none: here).
+    fn with_threads(compression: Compression, level: i32, threads: usize) -> io::Result<Chunks> {
+        let packing = if threads == 0 {
             Packing::Here(Compressor::new(compression, level)?)
         } else {
             Packing::Threads {
@@ -244,15 +251,16 @@ impl Chunks {
                 None => pool.insert(Pool::new(*threads, *compression, *level)?),
             },
         };
-        if pool.in_flight() == pool.depth() {
-            let mut done = pool.receive()?;
-            write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
-            pool.spare.push(done);
+        if pool.queue.len() >= pool.depth() {
+            if let Some(mut done) = pool.oldest(true)? {
+                write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
+                pool.spare.push(done);
+            }
         }
         let next = pool.spare.pop().unwrap_or_else(Full::new);
-        pool.send(std::mem::replace(&mut self.filling, next))?;
+        pool.add(std::mem::replace(&mut self.filling, next))?;
         // What is compressed by now is written now: the file grows as it fills.
-        while let Some(mut done) = pool.try_receive()? {
+        while let Some(mut done) = pool.oldest(false)? {
             write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
             pool.spare.push(done);
         }
@@ -273,8 +281,7 @@ impl Chunks {
             pool: Some(pool), ..
         } = &mut self.packing
         {
-            while pool.in_flight() > 0 {
-                let mut done = pool.receive()?;
+            while let Some(mut done) = pool.oldest(true)? {
                 write_chunk(out, indexes, &mut done, self.name, &mut self.buf)?;
             }
         }
@@ -365,17 +372,32 @@ fn write_chunk<W: Write>(
     Ok(())
 }
 
-/// Threads that compress chunks, each with its compressor: chunk `k` goes to thread
-/// `k % threads`, so that taking chunk `k` back from that thread takes the chunks back in the
-/// file's order. At most [`depth`](Self::depth) chunks are out at once: the memory held is
-/// bounded, and a slow output slows the filling.
+/// Threads that compress chunks, each with its compressor, and the filling thread's own
+/// compressor for when they are all busy. A chunk closed goes to a thread with fewer than
+/// [`QUEUED_PER_THREAD`] chunks out, or, when every thread has that many, is compressed where it
+/// was filled: the filling thread takes its share of the compression instead of waiting or
+/// competing for a core with the threads. Chunks come back from a thread in the order it got
+/// them, so taking back the oldest chunk not written yet keeps the file's order.
 struct Pool {
     threads: Vec<Thread>,
-    /// Chunks sent and taken back so far.
-    sent: u64,
-    received: u64,
+    here: Compressor,
+    /// The chunks closed and not written yet, oldest first.
+    queue: VecDeque<Slot>,
+    /// The thread the next chunk is offered to first.
+    next: usize,
     /// Chunks taken back and written: their buffers, for the next to fill.
     spare: Vec<Full>,
+    /// The chunks compressed here, for the tests to see that it happens.
+    #[cfg(test)]
+    packed_here: u64,
+}
+
+/// A chunk closed and not written yet.
+enum Slot {
+    /// Compressed where it was filled.
+    Packed(Full),
+    /// On the thread of this index.
+    On(usize),
 }
 
 /// A compressing thread: chunks to it, and back from it packed, in its own order.
@@ -385,6 +407,8 @@ struct Thread {
     /// locked.
     from: Mutex<Receiver<Full>>,
     handle: Option<JoinHandle<()>>,
+    /// The chunks sent to it and not taken back.
+    out: u64,
 }
 
 impl Thread {
@@ -396,7 +420,8 @@ impl Thread {
 }
 
 impl Pool {
-    /// `threads` threads compressing with `compression` (zstd at `level`).
+    /// `threads` threads compressing with `compression` (zstd at `level`), and a compressor
+    /// for the filling thread.
     fn new(threads: usize, compression: Compression, level: i32) -> io::Result<Pool> {
         let threads = (0..threads)
             .map(|_| {
@@ -417,66 +442,76 @@ impl Pool {
                     to: Some(to),
                     from: Mutex::new(from),
                     handle: Some(handle),
+                    out: 0,
                 })
             })
             .collect::<io::Result<_>>()?;
         Ok(Pool {
             threads,
-            sent: 0,
-            received: 0,
+            here: Compressor::new(compression, level)?,
+            queue: VecDeque::new(),
+            next: 0,
             spare: Vec::new(),
+            #[cfg(test)]
+            packed_here: 0,
         })
     }
 
-    fn in_flight(&self) -> u64 {
-        self.sent - self.received
+    /// The most chunks closed and not written at once: what the threads hold, and one
+    /// compressed here.
+    fn depth(&self) -> usize {
+        self.threads.len() * QUEUED_PER_THREAD as usize + 1
     }
 
-    /// The most chunks out at once.
-    fn depth(&self) -> u64 {
-        self.threads.len() as u64 * QUEUED_PER_THREAD
-    }
-
-    /// The thread of chunk number `k`.
-    fn thread(&mut self, k: u64) -> &mut Thread {
-        let n = self.threads.len() as u64;
-        &mut self.threads[(k % n) as usize]
-    }
-
-    fn send(&mut self, chunk: Full) -> io::Result<()> {
-        let thread = self.thread(self.sent);
-        let sent = thread.to.as_ref().is_some_and(|to| to.send(chunk).is_ok());
-        if !sent {
+    /// Hands `chunk` to a thread that has room, or compresses it here when none has.
+    fn add(&mut self, mut chunk: Full) -> io::Result<()> {
+        let n = self.threads.len();
+        let room = (0..n)
+            .map(|i| (self.next + i) % n)
+            .find(|&t| self.threads[t].out < QUEUED_PER_THREAD);
+        let Some(t) = room else {
+            #[cfg(test)]
+            {
+                self.packed_here += 1;
+            }
+            self.here.pack(&mut chunk);
+            self.queue.push_back(Slot::Packed(chunk));
+            return Ok(());
+        };
+        let thread = &mut self.threads[t];
+        if thread.to.as_ref().is_none_or(|to| to.send(chunk).is_err()) {
             return Err(stopped());
         }
-        self.sent += 1;
+        thread.out += 1;
+        self.next = (t + 1) % n;
+        self.queue.push_back(Slot::On(t));
         Ok(())
     }
 
-    /// The oldest chunk out, packed, once it is.
-    fn receive(&mut self) -> io::Result<Full> {
-        let chunk = self
-            .thread(self.received)
-            .from()
-            .recv()
-            .map_err(|_| stopped())?;
-        self.received += 1;
-        Ok(chunk)
-    }
-
-    /// The oldest chunk out if it is packed already.
-    fn try_receive(&mut self) -> io::Result<Option<Full>> {
-        if self.in_flight() == 0 {
-            return Ok(None);
-        }
-        match self.thread(self.received).from().try_recv() {
-            Ok(chunk) => {
-                self.received += 1;
-                Ok(Some(chunk))
+    /// The oldest chunk not written, packed: waited for if `wait`, else only if it is packed
+    /// already.
+    fn oldest(&mut self, wait: bool) -> io::Result<Option<Full>> {
+        let t = match self.queue.pop_front() {
+            None => return Ok(None),
+            Some(Slot::Packed(chunk)) => return Ok(Some(chunk)),
+            Some(Slot::On(t)) => t,
+        };
+        let thread = &mut self.threads[t];
+        let received = if wait {
+            thread.from().recv().map_err(|_| stopped())
+        } else {
+            match thread.from().try_recv() {
+                Ok(chunk) => Ok(chunk),
+                Err(TryRecvError::Empty) => {
+                    self.queue.push_front(Slot::On(t));
+                    return Ok(None);
+                }
+                Err(TryRecvError::Disconnected) => Err(stopped()),
             }
-            Err(TryRecvError::Empty) => Ok(None),
-            Err(TryRecvError::Disconnected) => Err(stopped()),
-        }
+        };
+        let chunk = received?;
+        thread.out -= 1;
+        Ok(Some(chunk))
     }
 }
 
@@ -499,4 +534,58 @@ impl Drop for Pool {
 #[cold]
 fn stopped() -> io::Error {
     io::Error::other("a thread compressing the MCAP file's chunks stopped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcap::records::Record;
+
+    #[test]
+    fn chunks_compressed_on_a_thread_and_here_are_written_in_the_order_they_were_filled() {
+        // Sixteen messages of 64 KiB fill a chunk: the filling outruns the one thread, so
+        // chunks are compressed here too, between the thread's.
+        let mut chunks = Chunks::with_threads(Compression::Zstd, -1, 1).unwrap();
+        let mut out = Output::new(Vec::new());
+        let mut indexes = Vec::new();
+        let sent: Vec<Vec<u8>> = (0..24 * 16u32)
+            .map(|i| (0..1u32 << 16).map(|j| (j / 7 * i % 251) as u8).collect())
+            .collect();
+        for (i, payload) in sent.iter().enumerate() {
+            chunks.push_message(0, i as u32, i as u64, payload);
+            if chunks.is_full() {
+                chunks.close(&mut out, &mut indexes).unwrap();
+            }
+        }
+        chunks.finish(&mut out, &mut indexes).unwrap();
+        let Packing::Threads {
+            pool: Some(pool), ..
+        } = &chunks.packing
+        else {
+            panic!("one thread compresses");
+        };
+        assert!(pool.packed_here > 0, "no chunk was compressed here");
+        assert!(
+            pool.packed_here < 23,
+            "no chunk was compressed on the thread"
+        );
+
+        let file = out.into_inner().unwrap();
+        let mut read = Vec::new();
+        for record in mcap::read::LinearReader::sans_magic(&file) {
+            if let Record::Message { header, data } = record.unwrap() {
+                assert_eq!(header.sequence as usize, read.len());
+                read.push(data.into_owned());
+            }
+        }
+        assert!(
+            read == sent,
+            "the messages come back in the order they were written"
+        );
+        assert_eq!(indexes.len(), 24);
+        for (i, index) in indexes.iter().enumerate() {
+            assert_eq!(file[index.chunk_start_offset as usize], op::CHUNK);
+            assert_eq!(index.message_start_time, i as u64 * 16, "chunk {i}");
+        }
+    }
 }

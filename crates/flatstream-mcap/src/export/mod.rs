@@ -97,8 +97,9 @@ pub struct ChannelId {
 /// error, and nothing of it is written). Chunks are filled with the messages' records up to
 /// 1 MiB, then compressed and written, each followed by its message indexes; nothing is
 /// seeked, so `out` can be a pipe. Compressed chunks are compressed on threads of their own
-/// (one per core, at most four, started when the first chunk is full) while the next chunks
-/// fill, at most two chunks a thread at once, and written in order.
+/// (one per core but one, at most three, started when the first chunk is full) while the next
+/// chunks fill, at most two chunks a thread at once; when every thread has two, the chunk is
+/// compressed on the caller's thread instead. Chunks are written in order.
 /// [`finish`](Self::finish) writes the summary; a file not finished is not a complete MCAP
 /// file.
 pub struct Exporter<W: Write> {
