@@ -34,8 +34,9 @@ pub(crate) fn section(s: &mut String, snap: &Snapshot) {
          frame's checksum and frames each payload again with XXH3-64; the export verifies every \
          checksum, verifies each payload against `examples/telemetry.bfbs` and writes it as an \
          MCAP message (flatstream-mcap's `Exporter`, times from the frame's index) in chunks \
-         compressed with zstd (level -1, the default) or lz4 on a thread per core (two here) \
-         while the next chunks fill, or stored. Speed is `convert`'s time over the export's \
+         compressed with zstd (level -1, the default) or lz4 while the next chunks fill (on a \
+         thread per core but one, and on the filling thread when those are busy: one and one \
+         here), or stored. Speed is `convert`'s time over the export's \
          (1.00× would be as fast as `convert`); the goal is at least ",
     );
     let _ = write!(s, "{GOAL}× with zstd.\n\n");
