@@ -7,9 +7,15 @@ use std::io::Read;
 use std::sync::Arc;
 
 /// The largest record read (a message, or a chunk's compressed bytes): a file that declares
-/// more is refused before anything that size is allocated. A record up to this size is
-/// allocated as declared: bound it by the file's length with [`Messages::max_record_len`].
+/// more is refused before anything that size is allocated. A record's buffer grows as its
+/// bytes arrive, never ahead of them, so a length a source declares costs no memory until the
+/// source has sent that much; [`Messages::max_record_len`] bounds it lower still (for a file,
+/// by its length).
 pub const MAX_RECORD_LEN: usize = 1 << 30;
+
+/// The most bytes read from the source at once: a record's buffer grows by this much at most
+/// before its bytes arrive.
+const READ_AT_ONCE: usize = 1 << 16;
 
 /// A channel of an MCAP file, and what its messages were seen to hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,10 +81,45 @@ pub fn channels<R: Read>(source: R) -> Result<Vec<Channel>> {
     Ok(messages.channels())
 }
 
-/// A reader of `source`'s messages, records bounded at `limit` bytes.
-fn reader<R: Read>(source: R, limit: usize) -> mcap::io::MessageReader<R> {
-    let options = mcap::sans_io::LinearReaderOptions::default().with_record_length_limit(limit);
-    mcap::io::MessageReader::new_with_options(source, options)
+/// The messages of an MCAP source in file order, pulled from it as the sans-io reader asks,
+/// at most [`READ_AT_ONCE`] bytes at a time.
+struct Pull<R> {
+    source: R,
+    reader: mcap::sans_io::MessageReader,
+}
+
+impl<R: Read> Pull<R> {
+    /// A reader of `source`'s messages, records bounded at `limit` bytes.
+    fn new(source: R, limit: usize) -> Self {
+        let options = mcap::sans_io::LinearReaderOptions::default().with_record_length_limit(limit);
+        Pull {
+            source,
+            reader: mcap::sans_io::MessageReader::new_with_options(options),
+        }
+    }
+
+    /// The next message, an error, or `None` at the end.
+    fn next(&mut self) -> Option<std::result::Result<mcap::Message<'static>, Error>> {
+        use mcap::sans_io::MessageReadEvent;
+        while let Some(event) = self.reader.next_event() {
+            match event {
+                Ok(MessageReadEvent::ReadRequest(need)) => {
+                    let buf = self.reader.insert(need.min(READ_AT_ONCE));
+                    let read = loop {
+                        match self.source.read(buf) {
+                            Ok(n) => break n,
+                            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                            Err(e) => return Some(Err(Error::Io(e))),
+                        }
+                    };
+                    self.reader.notify_read(read);
+                }
+                Ok(MessageReadEvent::Message(message)) => return Some(Ok(message)),
+                Err(e) => return Some(Err(Error::reading(e))),
+            }
+        }
+        None
+    }
 }
 
 /// One message of a FlatBuffers channel.
@@ -97,7 +138,7 @@ pub struct Message {
 /// [`Exporter`](crate::Exporter) write, that is log-time order). Messages of other channels
 /// are counted in [`channels`](Self::channels) and skipped.
 pub struct Messages<R: Read> {
-    reader: mcap::io::MessageReader<R>,
+    reader: Pull<R>,
     topics: Option<Vec<String>>,
     /// Each channel met, and whether its messages are taken.
     seen: BTreeMap<u16, (Channel, bool)>,
@@ -118,7 +159,7 @@ impl<R: Read> Messages<R> {
     /// `topics`. A record longer than [`MAX_RECORD_LEN`] is an error.
     pub fn new(source: R, topics: Option<Vec<String>>) -> Self {
         Messages {
-            reader: reader(source, MAX_RECORD_LEN),
+            reader: Pull::new(source, MAX_RECORD_LEN),
             topics,
             seen: BTreeMap::new(),
             done: false,
@@ -134,7 +175,7 @@ impl<R: Read> Messages<R> {
             .unwrap_or(usize::MAX)
             .min(MAX_RECORD_LEN);
         Messages {
-            reader: reader(self.reader.into_inner(), len),
+            reader: Pull::new(self.reader.source, len),
             ..self
         }
     }
@@ -160,7 +201,7 @@ impl<R: Read> Iterator for Messages<R> {
                 Ok(message) => message,
                 Err(e) => {
                     self.done = true;
-                    return Some(Err(Error::reading(e)));
+                    return Some(Err(e));
                 }
             };
             let id = message.channel.id;
