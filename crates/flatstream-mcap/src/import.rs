@@ -7,10 +7,10 @@ use std::io::Read;
 use std::sync::Arc;
 
 /// The largest record read (a message, or a chunk's compressed bytes): a file that declares
-/// more is refused before anything that size is allocated. A record's buffer grows as its
-/// bytes arrive, never ahead of them, so a length a source declares costs no memory until the
-/// source has sent that much; [`Messages::max_record_len`] bounds it lower still (for a file,
-/// by its length).
+/// more is refused before anything that size is allocated. A record read from the source
+/// grows its buffer as its bytes arrive, never ahead of them; a record inside a compressed
+/// chunk is given the room its length declares before it is decompressed, up to this bound,
+/// which [`Messages::max_record_len`] lowers (for a file, to its length).
 pub const MAX_RECORD_LEN: usize = 1 << 30;
 
 /// The most bytes read from the source at once: a record's buffer grows by this much at most
