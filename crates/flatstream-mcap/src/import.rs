@@ -169,9 +169,9 @@ impl<R: Read> Messages<R> {
     /// With records of at most `len` bytes (at most [`MAX_RECORD_LEN`]): a record that
     /// declares more is an error before anything that size is allocated. For a file, its
     /// length: no record read from it can be longer, and a record inside a compressed chunk
-    /// that declares more is refused before it is given the room (a file holding a message
-    /// that compresses to less than a tenth of its size and is longer than the whole file is
-    /// refused too). Call it before the first message is read.
+    /// that declares more is refused before it is given the room (so a file whose compressed
+    /// chunks hold a message longer than the whole file is refused too). Call it before the
+    /// first message is read.
     pub fn max_record_len(self, len: u64) -> Self {
         let len = usize::try_from(len)
             .unwrap_or(usize::MAX)
