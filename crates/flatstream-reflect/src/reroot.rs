@@ -7,8 +7,8 @@ use flatbuffers_reflection::reflection::{
 };
 
 /// A copy of `schema` whose root table is object `root`: the objects and enums as they are
-/// (names, fields, types, offsets, defaults, enum values and attributes), documentation and
-/// services left out. The verifier of `flatbuffers-reflection` checks a buffer against a
+/// (names, fields, types, offsets, defaults, enum values, and the attributes of each of them),
+/// their documentation, the files that declared them and the services left out. The verifier of `flatbuffers-reflection` checks a buffer against a
 /// schema's `root_type` only: give it this copy to verify buffers of another table.
 ///
 /// # Panics
@@ -148,6 +148,7 @@ impl Copier {
     fn value(&mut self, v: EnumVal<'_>) -> WIPOffset<EnumVal<'static>> {
         let name = self.b.create_string(v.name());
         let union_type = v.union_type().map(|t| self.ty(t));
+        let attributes = self.attributes(v.attributes());
         EnumVal::create(
             &mut self.b,
             &EnumValArgs {
@@ -155,7 +156,7 @@ impl Copier {
                 value: v.value(),
                 union_type,
                 documentation: None,
-                attributes: None,
+                attributes,
             },
         )
     }
@@ -186,6 +187,52 @@ mod tests {
     use crate::{parse, root_table};
 
     const FLEET: &[u8] = include_bytes!("../../../examples/fleet.bfbs");
+    const ATTRIBUTES: &[u8] = include_bytes!("../tests/schemas/attributes.bfbs");
+
+    /// Every attribute of `schema`, with what carries it: objects, their fields, enums and
+    /// their values.
+    fn attributes(schema: &reflection::Schema<'_>) -> Vec<(String, String, Option<String>)> {
+        type Attributes<'a> = Option<Vector<'a, ForwardsUOffset<KeyValue<'a>>>>;
+        let mut all = Vec::new();
+        let mut add = |owner: String, attributes: Attributes<'_>| {
+            for kv in attributes.iter().flat_map(|a| a.iter()) {
+                all.push((
+                    owner.clone(),
+                    kv.key().to_owned(),
+                    kv.value().map(str::to_owned),
+                ));
+            }
+        };
+        for o in schema.objects() {
+            add(o.name().to_owned(), o.attributes());
+            for f in o.fields() {
+                add(format!("{}.{}", o.name(), f.name()), f.attributes());
+            }
+        }
+        for e in schema.enums() {
+            add(e.name().to_owned(), e.attributes());
+            for v in e.values() {
+                add(format!("{}.{}", e.name(), v.name()), v.attributes());
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn a_rerooted_copy_keeps_the_attributes_of_objects_fields_enums_and_enum_values() {
+        let schema = parse(ATTRIBUTES).unwrap();
+        let reading = root_table(&schema, Some("attrs.Reading")).unwrap();
+        let copy = reroot(&schema, reading);
+        let copy = parse(&copy).unwrap();
+        let kept = attributes(&copy);
+        assert_eq!(kept, attributes(&schema));
+        for owner in ["attrs.Reading", "attrs.Reading.value", "attrs.Level.High"] {
+            assert!(
+                kept.iter().any(|(o, k, _)| o == owner && k == "unit"),
+                "{owner} keeps its unit: {kept:?}"
+            );
+        }
+    }
 
     #[test]
     fn a_rerooted_copy_keeps_every_object_and_enum() {
