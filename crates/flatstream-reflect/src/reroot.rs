@@ -218,13 +218,17 @@ mod tests {
         all
     }
 
+    /// The schema `bfbs` copied with the table `name` as its root.
+    fn rerooted(bfbs: &[u8], name: &str) -> Vec<u8> {
+        let schema = parse(bfbs).unwrap();
+        reroot(&schema, root_table(&schema, Some(name)).unwrap())
+    }
+
     #[test]
     fn a_rerooted_copy_keeps_the_attributes_of_objects_fields_enums_and_enum_values() {
         let schema = parse(ATTRIBUTES).unwrap();
-        let reading = root_table(&schema, Some("attrs.Reading")).unwrap();
-        let copy = reroot(&schema, reading);
-        let copy = parse(&copy).unwrap();
-        let kept = attributes(&copy);
+        let copy = rerooted(ATTRIBUTES, "attrs.Reading");
+        let kept = attributes(&parse(&copy).unwrap());
         assert_eq!(kept, attributes(&schema));
         for owner in ["attrs.Reading", "attrs.Reading.value", "attrs.Level.High"] {
             assert!(
@@ -237,8 +241,7 @@ mod tests {
     #[test]
     fn a_rerooted_copy_keeps_every_object_and_enum() {
         let schema = parse(FLEET).unwrap();
-        let sensor = root_table(&schema, Some("fleet.Sensor")).unwrap();
-        let bytes = reroot(&schema, sensor);
+        let bytes = rerooted(FLEET, "fleet.Sensor");
         let copy = parse(&bytes).unwrap();
         assert_eq!(copy.root_table().map(|t| t.name()), Some("fleet.Sensor"));
         assert_eq!(copy.file_ident(), schema.file_ident());
