@@ -81,7 +81,7 @@ fn record_name(compression: Compression) -> &'static str {
 }
 
 /// `records` as one LZ4 frame into `into`, of independent 256 KiB blocks: linked blocks would
-/// save a 64 KiB dictionary after each block, a sixth more processor time an export for a
+/// save a 64 KiB dictionary after each block, a fifth more processor time an export for a
 /// file no smaller (measured in `docs/design.md`).
 fn lz4_frame(records: &[u8], into: &mut Vec<u8>) -> io::Result<()> {
     let mut lz4 = lz4::EncoderBuilder::new()
