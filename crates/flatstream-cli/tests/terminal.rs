@@ -190,11 +190,22 @@ fn the_rate_and_the_time_left_hold_from_the_first_draw() {
 #[test]
 fn the_parallel_path_advances_the_bar() {
     let dir = Dir::new();
-    let (path, total) = long_stream(&dir);
     let now = [("FLATSTREAM_PROGRESS_DELAY_MS", "0")];
-    let args = ["verify", "-j", "2", &path, "--schema", &telemetry_bfbs()];
-    let Some(out) = in_terminal(&args, &now) else {
-        return;
+    // The bar is drawn every 100 ms: the stream doubles until its verification lasts half a
+    // second, long enough for several draws before the end on a machine of any speed.
+    let mut frames = 400_000;
+    let (out, total) = loop {
+        let bytes = telemetry(frames, ChecksumKind::XxHash64);
+        let path = dir.file("t", &bytes);
+        let args = ["verify", "-j", "2", &path, "--schema", &telemetry_bfbs()];
+        let started = std::time::Instant::now();
+        let Some(out) = in_terminal(&args, &now) else {
+            return;
+        };
+        if started.elapsed().as_secs_f64() >= 0.5 || frames >= 6_400_000 {
+            break (out, bytes.len() as f64);
+        }
+        frames *= 2;
     };
     assert_eq!(out.status, 0, "{out:?}");
     let draws = draws(&out.stdout);
