@@ -8,8 +8,9 @@ use flatbuffers_reflection::reflection::{
 
 /// A copy of `schema` whose root table is object `root`: the objects and enums as they are
 /// (names, fields, types, offsets, defaults, enum values, and the attributes of each of them),
-/// their documentation, the files that declared them and the services left out. The verifier of `flatbuffers-reflection` checks a buffer against a
-/// schema's `root_type` only: give it this copy to verify buffers of another table.
+/// their documentation, the files that declared them and the services left out. The verifier
+/// of `flatbuffers-reflection` checks a buffer against a schema's `root_type` only: give it
+/// this copy to verify buffers of another table.
 ///
 /// # Panics
 ///
