@@ -16,7 +16,7 @@
 //! by the `mcap` crate's own types.
 
 use super::chunk::Chunks;
-use super::output::{Output, channel_id, op, record};
+use super::output::{Output, channel_id, failed, op, record};
 use crate::export::{Compression, FLATBUFFER};
 use mcap::records::{
     Channel, ChunkIndex, DataEnd, Footer, Header, SchemaHeader, Statistics, SummaryOffset,
@@ -37,6 +37,9 @@ pub(crate) struct McapFile<W> {
     channels: Vec<u8>,
     /// Per channel (by index), its messages so far.
     counts: Vec<u64>,
+    /// Whether a chunk failed to be written (or compressed): every call after it fails, since
+    /// what the output holds is no longer the start of an MCAP file.
+    failed: bool,
 }
 
 impl<W: Write> McapFile<W> {
@@ -76,6 +79,7 @@ impl<W: Write> McapFile<W> {
             schema,
             channels: Vec::new(),
             counts: Vec::new(),
+            failed: false,
         })
     }
 
@@ -116,6 +120,9 @@ impl<W: Write> McapFile<W> {
     /// 2^32); writes the chunk once full.
     #[inline]
     pub(crate) fn message(&mut self, index: usize, time: u64, payload: &[u8]) -> io::Result<()> {
+        if self.failed {
+            return Err(failed());
+        }
         let count = self.counts[index];
         self.chunks.push_message(index, count as u32, time, payload);
         self.counts[index] = count + 1;
@@ -128,12 +135,17 @@ impl<W: Write> McapFile<W> {
     /// Closes the chunk: it is written with its indexes (or handed to a compressing thread).
     #[cold]
     fn close_chunk(&mut self) -> io::Result<()> {
-        self.chunks.close(&mut self.out, &mut self.chunk_indexes)
+        let closed = self.chunks.close(&mut self.out, &mut self.chunk_indexes);
+        self.failed = closed.is_err();
+        closed
     }
 
     /// Writes the last chunk, the Data End record, the summary and the Footer; returns the
     /// output.
     pub(crate) fn finish(mut self) -> io::Result<W> {
+        if self.failed {
+            return Err(failed());
+        }
         self.chunks.finish(&mut self.out, &mut self.chunk_indexes)?;
         let mut end = Vec::new();
         let data_section_crc = self.out.crc();

@@ -77,7 +77,7 @@ impl<W: Write> Output<W> {
 
     fn write_through(&mut self, bytes: &[u8]) -> io::Result<()> {
         if self.failed {
-            return Err(io::Error::other("an earlier write to the MCAP file failed"));
+            return Err(failed());
         }
         if let Err(e) = self.inner.write_all(bytes) {
             self.failed = true;
@@ -91,4 +91,10 @@ impl<W: Write> Output<W> {
     pub(crate) fn written(&self) -> u64 {
         self.written
     }
+}
+
+/// The error of every write after one failed.
+#[cold]
+pub(crate) fn failed() -> io::Error {
+    io::Error::other("an earlier write to the MCAP file failed")
 }
