@@ -68,16 +68,18 @@ pub(crate) async fn print(
 /// An error of the query: damaged data (status 1) if it is a frame's, the command's
 /// (status 2) otherwise. One line, without DataFusion's prefixes.
 pub(crate) fn failure(e: DataFusionError) -> Failure {
+    // On a worker's error, only the text is left of its type: `is_damage` tells damage by the
+    // context the worker wrapped it in.
+    let failure: fn(String) -> Failure = if flatstream::sql::is_damage(&e) {
+        Failure::damaged
+    } else {
+        Failure::error
+    };
     let root = e.find_root();
     if let DataFusionError::External(inner) = root
         && let Some(error) = inner.downcast_ref::<flatstream::sql::Error>()
     {
-        use flatstream::sql::Error as E;
-        let text = message_of(&error.to_string());
-        return match error {
-            E::Frame { .. } | E::Convert { .. } | E::Resync { .. } => Failure::damaged(text),
-            _ => Failure::error(text),
-        };
+        return failure(message_of(&error.to_string()));
     }
     let mut text = match root {
         DataFusionError::SQL(e, _) => e.to_string(),
@@ -90,7 +92,7 @@ pub(crate) fn failure(e: DataFusionError) -> Failure {
              or .fs, a directory or a glob)",
         );
     }
-    Failure::error(message_of(&text))
+    failure(message_of(&text))
 }
 
 fn write_error(e: ArrowError) -> Failure {

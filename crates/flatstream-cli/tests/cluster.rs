@@ -327,6 +327,24 @@ fn all_workers_gone_is_one_line_naming_each() {
 }
 
 #[test]
+fn a_damaged_frame_read_on_a_worker_exits_1_as_in_one_process() {
+    // Damage is the data's, not the worker's: exit status 1 and the same words as one process,
+    // and no worker is left out for it.
+    let capture = Capture::new(3000, ChecksumKind::XxHash64);
+    let damaged = flipped(&capture.bytes, capture.at[1500] + 20, 0x40);
+    let path = capture.dir.file("damaged.fstream", &damaged);
+    let sql = format!("SELECT count(*) FROM '{path}'");
+    let schema = telemetry_bfbs();
+    let alone = run(&["query", "-s", &schema, &sql]).one_line_error(1);
+    assert_contains(&alone, "checksum mismatch");
+    let workers = start(2, &[]);
+    let out = on_workers(&workers, &["--bytes-per-partition", "16384"], &sql);
+    let line = out.one_line_error(1);
+    assert_contains(&line, alone.trim_start_matches("flatstream: "));
+    assert!(!line.contains("no worker remains"), "{line}");
+}
+
+#[test]
 fn attempts_run_out_before_workers_do() {
     let (_dir, sql) = aggregate_of_captures();
     let workers = start(3, &[]);

@@ -140,7 +140,8 @@ impl PhysicalExtensionCodec for FlatstreamCodec {
         let spec = ScanSpec::from_message(spec)
             .map_err(|e| exec_datafusion_err!("a flatstream scan's spec: {e}"))?;
         let table_schema = FileScanConfig::parse_table_schema_from_proto(&config)?;
-        let source: Arc<dyn FileSource> = Arc::new(FlatstreamSource::new(table_schema, spec));
+        let source: Arc<dyn FileSource> =
+            Arc::new(FlatstreamSource::new(table_schema, spec).on_worker());
         let decode = PhysicalPlanDecodeContext::new(ctx, self);
         let config = parse_protobuf_file_scan_config(&config, &decode, proto_converter, source)?;
         Ok(DataSourceExec::from_data_source(config))

@@ -8,7 +8,9 @@ use datafusion::error::DataFusionError;
 ///
 /// Every error reaches DataFusion as [`DataFusionError::External`] holding this type: match on
 /// it with `downcast_ref::<flatstream_datafusion::Error>()` (after
-/// [`DataFusionError::find_root`]).
+/// [`DataFusionError::find_root`]). On a datafusion-distributed worker an error about the data
+/// is also wrapped in a context, since only its text reaches the coordinator: [`is_damage`]
+/// tells it there.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -110,8 +112,117 @@ pub enum Error {
     },
 }
 
+impl Error {
+    /// Whether the error is about the data, not the setup or the storage: a damaged frame
+    /// ([`Frame`](Error::Frame)), a payload that is not a valid FlatBuffer of the root type
+    /// ([`Convert`](Error::Convert)), or a resynchronization that did not land
+    /// ([`Resync`](Error::Resync)). `flatstream query` exits with status 1 for these, 2 for the
+    /// rest.
+    pub fn is_damage(&self) -> bool {
+        matches!(
+            self,
+            Error::Frame { .. } | Error::Convert { .. } | Error::Resync { .. }
+        )
+    }
+
+    /// This error as a scan reports it to DataFusion: `remote` on a datafusion-distributed
+    /// worker, where an error about the data is wrapped in the context [`DAMAGE`], which
+    /// survives the trip to the coordinator (where only the error's text is left of its type),
+    /// so that [`is_damage`] still tells it.
+    pub(crate) fn into_datafusion(self, remote: bool) -> DataFusionError {
+        if remote && self.is_damage() {
+            DataFusionError::Context(DAMAGE.to_owned(), Box::new(self.into()))
+        } else {
+            self.into()
+        }
+    }
+}
+
 impl From<Error> for DataFusionError {
     fn from(e: Error) -> Self {
         DataFusionError::External(Box::new(e))
+    }
+}
+
+/// The context a worker wraps an error about the data in (see [`is_damage`]).
+const DAMAGE: &str = "flatstream: the data is damaged";
+
+/// Whether the query failed on the data ([`Error::is_damage`]): in this process, or on a
+/// datafusion-distributed worker, whose error reaches the coordinator as text inside a context
+/// that says so.
+pub fn is_damage(e: &DataFusionError) -> bool {
+    // Iterative: a chain of contexts as long as an error's cannot overflow the stack.
+    let mut pending = vec![e];
+    while let Some(e) = pending.pop() {
+        match e {
+            DataFusionError::External(inner)
+                if inner.downcast_ref::<Error>().is_some_and(Error::is_damage) =>
+            {
+                return true;
+            }
+            DataFusionError::Context(context, _) if context == DAMAGE => return true,
+            DataFusionError::Context(_, inner) => pending.push(inner),
+            DataFusionError::Shared(inner) => pending.push(inner),
+            DataFusionError::Diagnostic(_, inner) => pending.push(inner),
+            DataFusionError::Collection(all) => pending.extend(all),
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame_error() -> Error {
+        Error::Frame {
+            path: "a.fstream".to_owned(),
+            source: flatstream_core::Error::UnexpectedEof {
+                offset: 8,
+                needed: 20,
+                present: 4,
+            },
+        }
+    }
+
+    fn setup_error() -> Error {
+        Error::Option {
+            key: "checksum".to_owned(),
+            reason: "unknown".to_owned(),
+        }
+    }
+
+    /// What the coordinator gets of an error a worker sent: its text, in a boxed error of
+    /// another type.
+    fn as_text(e: &DataFusionError) -> DataFusionError {
+        let text: Box<dyn std::error::Error + Send + Sync> = e.to_string().into();
+        DataFusionError::External(text)
+    }
+
+    #[test]
+    fn damage_is_told_in_this_process_and_from_a_worker_and_nothing_else_is() {
+        assert!(is_damage(&frame_error().into_datafusion(false)));
+        assert!(!is_damage(&setup_error().into_datafusion(false)));
+        // In this process, the error keeps its shape: `External` holding it.
+        assert!(matches!(
+            frame_error().into_datafusion(false),
+            DataFusionError::External(_)
+        ));
+        // From a worker, the context crosses and the text inside it does not matter.
+        let remote = match frame_error().into_datafusion(true) {
+            DataFusionError::Context(context, inner) => {
+                DataFusionError::Context(context, Box::new(as_text(&inner)))
+            }
+            other => panic!("not wrapped: {other}"),
+        };
+        assert!(is_damage(&remote));
+        assert!(!is_damage(&as_text(&setup_error().into_datafusion(true))));
+        // Inside DataFusion's own wrappings.
+        let shared = DataFusionError::Shared(std::sync::Arc::new(remote));
+        assert!(is_damage(&DataFusionError::Collection(vec![
+            as_text(&setup_error().into()),
+            shared.context("in a stage"),
+        ])));
     }
 }

@@ -93,7 +93,9 @@
 //! (`skip_invalid`, metric `skipped_frames`). A scan verifies what the query reads: each
 //! frame's root table and the fields of its projection, each whole; `verify_unread` verifies
 //! every field, so that the frames skipped do not depend on the columns selected. Every error
-//! of this crate reaches DataFusion as `DataFusionError::External` holding an [`Error`].
+//! of this crate reaches DataFusion as `DataFusionError::External` holding an [`Error`];
+//! [`is_damage`] tells an error about the data (a damaged frame, an invalid payload) from the
+//! rest, on a datafusion-distributed coordinator too, where a worker's error arrives as text.
 //!
 //! # Metrics
 //!
@@ -117,7 +119,7 @@ mod range;
 mod source;
 
 pub use context::SessionContextExt;
-pub use error::Error;
+pub use error::{Error, is_damage};
 pub use format::{EXTENSIONS, FlatstreamFormat, FlatstreamFormatFactory};
 pub use options::{FlatstreamOptions, ScanSpec};
 pub use source::FlatstreamSource;

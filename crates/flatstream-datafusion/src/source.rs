@@ -43,6 +43,9 @@ pub struct FlatstreamSource {
     projection: SplitProjection,
     batch_size: Option<usize>,
     metrics: ExecutionPlanMetricsSet,
+    /// Whether the scan runs on a datafusion-distributed worker, whose errors reach the
+    /// coordinator as text ([`Error::into_datafusion`]).
+    remote: bool,
 }
 
 impl fmt::Debug for FlatstreamSource {
@@ -67,7 +70,16 @@ impl FlatstreamSource {
             spec,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
+            remote: false,
         }
+    }
+
+    /// This source as decoded on a datafusion-distributed worker: its errors about the data
+    /// say so in a way that survives the trip to the coordinator ([`crate::is_damage`]).
+    #[cfg(feature = "distributed")]
+    pub(crate) fn on_worker(mut self) -> Self {
+        self.remote = true;
+        self
     }
 
     /// What the scan reads with.
@@ -106,6 +118,7 @@ impl FileSource for FlatstreamSource {
             max_frame_len: self.spec.max_frame_len(),
             store: object_store,
             store_url: base_config.object_store_url.clone(),
+            remote: self.remote,
             metrics: Metrics {
                 skipped: MetricBuilder::new(&self.metrics).counter("skipped_frames", partition),
                 bytes: MetricBuilder::new(&self.metrics).counter("bytes_scanned", partition),
@@ -197,6 +210,8 @@ struct FlatstreamOpener {
     store: Arc<dyn ObjectStore>,
     /// The store's URL, for the files' names in errors.
     store_url: ObjectStoreUrl,
+    /// Whether errors go to a coordinator ([`Error::into_datafusion`]).
+    remote: bool,
     metrics: Metrics,
 }
 
@@ -206,6 +221,7 @@ impl FileOpener for FlatstreamOpener {
         let given = self.checksum;
         let max = self.max_frame_len;
         let metrics = self.metrics.clone();
+        let remote = self.remote;
         let src = StoreFile {
             store: self.store.clone(),
             name: StoreFile::display_name(&self.store_url, &file.object_meta.location),
@@ -218,22 +234,26 @@ impl FileOpener for FlatstreamOpener {
             None => 0..file.object_meta.size,
         };
         Ok(Box::pin(async move {
-            let kind = match given {
-                Some(kind) => kind,
-                None => detect_framing(&src, max).await?,
+            let opened = async {
+                let kind = match given {
+                    Some(kind) => kind,
+                    None => detect_framing(&src, max).await?,
+                };
+                let checksum = AnyChecksum::new(kind).map_err(|e| Error::ChecksumUnavailable {
+                    kind: kind.name().to_owned(),
+                    reason: e.to_string(),
+                })?;
+                let deframer = ChecksumDeframer::new(checksum);
+                RangeReader::open(src, range, deframer, max, Sizes::SCAN).await
             };
-            let checksum = AnyChecksum::new(kind).map_err(|e| Error::ChecksumUnavailable {
-                kind: kind.name().to_owned(),
-                reason: e.to_string(),
-            })?;
-            let deframer = ChecksumDeframer::new(checksum);
-            let reader = RangeReader::open(src, range, deframer, max, Sizes::SCAN).await?;
+            let reader = opened.await.map_err(|e| e.into_datafusion(remote))?;
             let state = Scan {
                 reader,
                 batcher: Batcher::new(plan.converter()),
                 metrics,
                 skipped: 0,
                 counted: 0,
+                remote,
             };
             Ok(futures::stream::unfold(state, Scan::next_batch).boxed())
         }))
@@ -277,6 +297,8 @@ struct Scan {
     skipped: u64,
     /// The bytes read already added to the metric.
     counted: u64,
+    /// Whether errors go to a coordinator ([`Error::into_datafusion`]).
+    remote: bool,
 }
 
 impl Scan {
@@ -349,7 +371,8 @@ impl Scan {
             path: reader.name().to_owned(),
             source,
         })?;
-        Some((item.map_err(DataFusionError::from), self))
+        let remote = self.remote;
+        Some((item.map_err(|e| e.into_datafusion(remote)), self))
     }
 }
 
