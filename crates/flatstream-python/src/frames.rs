@@ -16,7 +16,8 @@ use std::io::Write;
 /// `source` is a path, bytes-like data, or a binary file object. `checksum` is the stream's
 /// checksum (`"none"`, `"xxhash64"`, `"crc32"`, `"crc16"`, `"crc32c"`), or `"auto"` to detect
 /// it from the leading frames. A frame declaring a payload over `max_frame_len` bytes is an
-/// error before anything is allocated for it.
+/// error before anything is allocated for it. While it waits for its input (a named pipe's
+/// writer, bytes that have not arrived), other Python threads run.
 #[pyclass(module = "flatstream")]
 pub(crate) struct Reader {
     name: String,
@@ -40,7 +41,10 @@ impl Reader {
         let checksum = Checksum::parse(checksum)?;
         let max = max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN);
         let (name, input) = open_source(source)?;
-        let opened = Opened::new(name, input, checksum, max)?;
+        // Detection reads the leading frames, which may not have arrived yet.
+        let opened = source
+            .py()
+            .detach(|| Opened::new(name, input, checksum, max))?;
         let (name, kind) = (opened.name.clone(), opened.kind);
         Ok(Reader {
             name,
@@ -60,7 +64,9 @@ impl Reader {
             return Err(value_error("I/O operation on a closed Reader"));
         };
         let offset = frames.position();
-        match frames.read_message() {
+        // A frame already buffered is handed out as it is; a read of the input (which blocks
+        // on a pipe or a socket until bytes arrive) lets other Python threads run.
+        match frames.read_message_with(|read| py.detach(read)) {
             Ok(Some(payload)) => {
                 self.offset = Some(offset);
                 self.count += 1;

@@ -3,8 +3,9 @@
 //! `flatstream` command detects it.
 
 use crate::errors::{framing_error, io_error, value_error};
+use flatstream::ChecksumDeframer;
 use flatstream::checksum::{AnyChecksum, ChecksumKind, Detection, detect};
-use flatstream::{ChecksumDeframer, StreamReader};
+use flatstream::read::{Next, ReadBuffer};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes};
 use std::fs::File;
@@ -14,8 +15,51 @@ use std::path::PathBuf;
 /// A reader the module can hold in a Python object (which may move between threads).
 pub(crate) type Input = Box<dyn Read + Send + Sync>;
 
-/// A stream reader over an [`Input`], with the framing chosen at run time.
-pub(crate) type Frames = StreamReader<Input, ChecksumDeframer<AnyChecksum>>;
+/// The frames of an [`Input`], with the framing chosen at run time: the core's sans-I/O
+/// buffer and the input beside it, so that the caller says how each read of the input is made
+/// (the `Reader` lets other Python threads run while a read blocks).
+pub(crate) struct Frames {
+    input: Input,
+    buffer: ReadBuffer<ChecksumDeframer<AnyChecksum>>,
+}
+
+impl Frames {
+    /// The stream offset of the next frame.
+    pub(crate) fn position(&self) -> u64 {
+        self.buffer.position()
+    }
+
+    /// The next payload, or `None` at the end of the stream between two frames.
+    pub(crate) fn read_message(&mut self) -> flatstream::Result<Option<&[u8]>> {
+        self.read_message_with(|read| read())
+    }
+
+    /// [`read_message`](Self::read_message), each read of the input made inside `around`
+    /// (which calls the read it is given once, and may release the GIL for it); a payload
+    /// already buffered whole is handed out without a read.
+    pub(crate) fn read_message_with(
+        &mut self,
+        mut around: impl FnMut(&mut (dyn FnMut() -> io::Result<usize> + Send)) -> io::Result<usize>,
+    ) -> flatstream::Result<Option<&[u8]>> {
+        loop {
+            match self.buffer.next_frame()? {
+                Next::Frame(payload) => return Ok(Some(self.buffer.payload(payload))),
+                Next::NeedBytes => {
+                    let (input, space) = (&mut self.input, self.buffer.read_space());
+                    let read = around(&mut || loop {
+                        match input.read(space) {
+                            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                            read => return read,
+                        }
+                    });
+                    if !self.buffer.after_read(read)? {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// How `checksum=` asks for the framing: by name, or `"auto"` (detected).
 #[derive(Debug, Clone, Copy)]
@@ -118,8 +162,12 @@ impl Opened {
 
     /// The frames of the input, each at most `max` bytes.
     pub(crate) fn frames(self, max: usize) -> PyResult<Frames> {
-        let deframer = ChecksumDeframer::new(checksum(self.kind)?);
-        Ok(StreamReader::new(self.input, deframer).with_max_frame_len(max))
+        let mut buffer = ReadBuffer::new(ChecksumDeframer::new(checksum(self.kind)?));
+        buffer.set_max_frame_len(max);
+        Ok(Frames {
+            input: self.input,
+            buffer,
+        })
     }
 }
 
@@ -147,7 +195,8 @@ pub(crate) fn open_source(source: &Bound<'_, PyAny>) -> PyResult<(String, Input)
         return Ok(("<bytes>".to_owned(), Box::new(Cursor::new(bytes.to_vec()))));
     }
     if let Ok(path) = source.extract::<PathBuf>() {
-        let (name, file) = open_file(&path)?;
+        // Opening a named pipe waits for its writer: other Python threads run meanwhile.
+        let (name, file) = source.py().detach(|| open_file(&path))?;
         return Ok((name, Box::new(file)));
     }
     if source.hasattr("read")? {

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
+import threading
+import time
 
 import pytest
 
@@ -155,3 +160,51 @@ def test_bad_arguments_are_value_and_type_errors(tmp_path):
     with pytest.raises(FileNotFoundError) as raised:
         flatstream.read_table(tmp_path / "missing.fstream", schema=FLEET_BFBS)
     assert raised.value.filename.endswith("missing.fstream")
+
+
+# Writes the file argv[2] into the named pipe argv[1], a second after each step: opening the
+# pipe, its first half, the rest.
+SLOW_WRITER = """
+import sys, time
+data = open(sys.argv[2], "rb").read()
+time.sleep(1)
+with open(sys.argv[1], "wb") as pipe:
+    time.sleep(1)
+    pipe.write(data[: len(data) // 2])
+    pipe.flush()
+    time.sleep(1)
+    pipe.write(data[len(data) // 2 :])
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("checksum", ["xxhash64", "auto"])
+def test_a_reader_waiting_for_its_input_lets_other_threads_run(generated, tmp_path, checksum):
+    # The reader waits for the pipe's writer, then for each half of the stream (detection too,
+    # with "auto"); while it waits, this thread keeps running.
+    payloads = robots(generated, 20, seed=5)
+    path = tmp_path / "robots.fstream"
+    with flatstream.Writer(path, checksum="xxhash64") as writer:
+        for payload in payloads:
+            writer.write(payload)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    feeder = subprocess.Popen([sys.executable, "-c", SLOW_WRITER, str(pipe), str(path)])
+    read = []
+
+    def reading():
+        with flatstream.Reader(pipe, checksum=checksum) as reader:
+            read.extend(reader)
+
+    thread = threading.Thread(target=reading)
+    ticks = [time.monotonic()]
+    thread.start()
+    while thread.is_alive():
+        time.sleep(0.01)
+        ticks.append(time.monotonic())
+    assert feeder.wait() == 0
+    assert read == payloads
+    # The waits last three seconds; this thread never stood still for half of one.
+    still = max(b - a for a, b in zip(ticks, ticks[1:]))
+    assert still < 0.5, f"this thread stood still for {still:.2f} s while the reader waited"
+    assert ticks[-1] - ticks[0] > 2.5
