@@ -477,15 +477,17 @@ fn generate_writes_completions_that_name_every_command_and_option() {
         assert_contains(&bash, word);
     }
     assert_contains(&bash, "flatstream__subcmd__verify)");
-    // --checksum and --to-checksum complete to the checksums' names (aliases parse, unlisted).
-    for flag in ["--checksum", "--to-checksum"] {
-        assert_contains(
-            &bash,
-            &format!(
-                "{flag})\n                    COMPREPLY=($(compgen -W \"none xxhash64 crc32 crc16 \
-                 crc32c\" -- \"${{cur}}\"))"
-            ),
+    // --checksum, -c and --to-checksum complete to the checksums' names in every command
+    // (aliases parse, unlisted).
+    for flag in ["--checksum", "-c", "--to-checksum"] {
+        let case = format!("\n                {flag})\n");
+        let listed = format!(
+            "{case}                    COMPREPLY=($(compgen -W \"none xxhash64 crc32 crc16 \
+             crc32c\" -- \"${{cur}}\"))"
         );
+        let cases = bash.matches(&case).count();
+        assert!(cases > 0, "{flag}");
+        assert_eq!(bash.matches(&listed).count(), cases, "{flag}");
     }
     let dir = Dir::new();
     let path = dir.file("t.fs", &telemetry(3, ChecksumKind::XxHash64));

@@ -650,7 +650,7 @@ pub(crate) struct PackArgs {
     #[command(flatten)]
     pub(crate) schema: SchemaArgs,
     /// The checksum to frame the stream with: none, xxhash64, crc32, crc32c or crc16.
-    #[arg(long, short = 'c', value_name = "KIND", value_parser = parse_kind, default_value = "xxhash64")]
+    #[arg(long, short = 'c', value_name = "KIND", value_parser = KindParser, hide_possible_values = true, default_value = "xxhash64")]
     pub(crate) checksum: ChecksumKind,
     /// How [ubyte]/[byte] vectors given as strings are encoded (as cat --bytes wrote them).
     #[arg(long, value_enum, default_value_t = BytesFormat::Base64)]
