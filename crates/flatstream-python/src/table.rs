@@ -94,8 +94,10 @@ pub(crate) struct Batches {
     paths: std::vec::IntoIter<PathBuf>,
     checksum: Checksum,
     max: usize,
-    /// The file being read, with its name.
-    current: Option<(String, Frames)>,
+    /// The name of the file read last (the one being read, if any).
+    name: String,
+    /// The frames of the file being read.
+    current: Option<Frames>,
     converter: Converter,
     /// An error met after rows that are not yet returned: raised on the next call.
     failed: Option<Failure>,
@@ -115,6 +117,7 @@ impl Batches {
             paths: paths.into_iter(),
             checksum: Checksum::parse(checksum)?,
             max: max_frame_len.unwrap_or(DEFAULT_MAX_FRAME_LEN),
+            name: String::new(),
             current: None,
             converter: plan.converter(),
             failed: None,
@@ -143,16 +146,16 @@ impl Batches {
         let batch = self.converter.plan().batch_size();
         loop {
             let (name, frames) = match &mut self.current {
-                Some(current) => current,
+                Some(frames) => (&self.name, frames),
                 None => {
                     let Some(path) = self.paths.next() else {
                         return Ok(());
                     };
                     let opened =
                         Opened::path(&path, self.checksum, self.max).map_err(Failure::Py)?;
-                    let name = opened.name.clone();
+                    self.name.clone_from(&opened.name);
                     let frames = opened.frames(self.max).map_err(Failure::Py)?;
-                    self.current.insert((name, frames))
+                    (&self.name, self.current.insert(frames))
                 }
             };
             loop {
@@ -177,7 +180,7 @@ impl Batches {
     fn finish(&mut self) -> Result<RecordBatch, Failure> {
         self.converter
             .finish()
-            .map_err(|e| Failure::Arrow("batch".to_owned(), e))
+            .map_err(|e| Failure::Arrow(self.name.clone(), e))
     }
 
     /// The schema of the batches.
