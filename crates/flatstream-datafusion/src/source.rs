@@ -40,12 +40,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub struct FlatstreamSource {
     table_schema: TableSchema,
     spec: ScanSpec,
-    projection: SplitProjection,
-    batch_size: Option<usize>,
-    metrics: ExecutionPlanMetricsSet,
     /// Whether the scan runs on a datafusion-distributed worker, whose errors reach the
     /// coordinator as text ([`Error::into_datafusion`]).
     remote: bool,
+    projection: SplitProjection,
+    batch_size: Option<usize>,
+    metrics: ExecutionPlanMetricsSet,
 }
 
 impl fmt::Debug for FlatstreamSource {
