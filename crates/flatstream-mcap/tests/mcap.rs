@@ -4,8 +4,8 @@
 
 use flatbuffers::FlatBufferBuilder;
 use flatstream::mcap::{
-    ChannelId, Compression, Error, ExportOptions, Exporter, FLATBUFFER, Messages, Time, TimeUnit,
-    channels,
+    ChannelId, Compression, Error, ExportOptions, Exporter, FLATBUFFER, Message, Messages, Time,
+    TimeUnit, channels,
 };
 use flatstream_test_support::fleet::*;
 use flatstream_test_support::fleet_build::{camera, motor, sensor};
@@ -175,6 +175,41 @@ fn an_export_imports_back_to_the_same_payloads_and_another_root_type_is_rerooted
     assert_eq!(schema.root_table().unwrap().name(), "fleet.Sensor");
     let imported = channels(&file[..]).unwrap();
     assert_eq!(imported[0].schema_data.as_ref(), read[0].3.as_slice());
+}
+
+#[test]
+fn a_message_in_a_compressed_chunk_may_be_longer_than_its_file() {
+    // 4 MiB of zeros compress to a few hundred bytes: the bound of a file's records (its
+    // length) does not apply to the records its chunks decompress to.
+    let payload = vec![0u8; 4 << 20];
+    let mut w = mcap::WriteOptions::new()
+        .compression(Some(mcap::Compression::Zstd))
+        .create(Cursor::new(Vec::new()))
+        .unwrap();
+    let schema = w
+        .add_schema("telemetry.Telemetry", FLATBUFFER, TELEMETRY)
+        .unwrap();
+    let flat = w
+        .add_channel(schema, "/flat", FLATBUFFER, &BTreeMap::new())
+        .unwrap();
+    let header = mcap::records::MessageHeader {
+        channel_id: flat,
+        sequence: 0,
+        log_time: 7,
+        publish_time: 7,
+    };
+    w.write_to_known_channel(&header, &payload).unwrap();
+    w.finish().unwrap();
+    let file = w.into_inner().into_inner();
+    assert!(file.len() < payload.len() / 100, "{}", file.len());
+
+    let read: Vec<Message> = Messages::new(&file[..], None)
+        .max_record_len(file.len() as u64)
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(read.len(), 1);
+    assert_eq!((read[0].log_time, read[0].data.len()), (7, payload.len()));
+    assert!(read[0].data == payload);
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! What reading a hostile MCAP source of unknown length (standard input) costs in memory: a
-//! record's buffer grows as its bytes arrive, whatever length it declares.
+//! record's buffer grows as its bytes arrive, whatever length it declares, in the file or
+//! inside a compressed chunk.
 
 use flatstream::mcap::Messages;
 use flatstream_test_support::alloc::{CountingAlloc, assert_installed, measure_exact};
@@ -39,6 +40,44 @@ fn a_record_declaring_900_mb_costs_what_arrives_not_what_it_declares() {
     assert!(
         stats.largest < 1 << 20,
         "reading 1 009 bytes allocated {} bytes at once",
+        stats.largest
+    );
+}
+
+#[test]
+fn a_record_in_a_chunk_declaring_900_mb_costs_what_decompresses_not_what_it_declares() {
+    // A zstd chunk of 30-odd bytes that declares 900 MB of records: a Message record declaring
+    // 900 MB, of which 1 000 bytes are in the chunk.
+    let mut records = vec![0x05];
+    records.extend_from_slice(&900_000_000u64.to_le_bytes());
+    records.extend_from_slice(&[0; 1000]);
+    let compressed = zstd::bulk::compress(&records, 1).unwrap();
+    let mut chunk = Vec::new();
+    chunk.extend_from_slice(&0u64.to_le_bytes()); // message start time
+    chunk.extend_from_slice(&0u64.to_le_bytes()); // message end time
+    chunk.extend_from_slice(&900_000_009u64.to_le_bytes()); // uncompressed size
+    chunk.extend_from_slice(&0u32.to_le_bytes()); // uncompressed CRC: none
+    chunk.extend_from_slice(&4u32.to_le_bytes());
+    chunk.extend_from_slice(b"zstd");
+    chunk.extend_from_slice(&(compressed.len() as u64).to_le_bytes());
+    chunk.extend_from_slice(&compressed);
+    let mut bytes = b"\x89MCAP0\r\n".to_vec();
+    bytes.push(0x06);
+    bytes.extend_from_slice(&(chunk.len() as u64).to_le_bytes());
+    bytes.extend_from_slice(&chunk);
+
+    assert_installed();
+    let (read, stats) =
+        measure_exact(|| Messages::new(Pipe(io::Cursor::new(bytes)), None).collect::<Vec<_>>());
+
+    assert!(
+        matches!(read.as_slice(), [Err(_)]),
+        "a chunk cut short is one error: {read:?}"
+    );
+    assert!(
+        stats.largest < 1 << 20,
+        "reading a chunk of {} bytes allocated {} bytes at once",
+        compressed.len(),
         stats.largest
     );
 }
