@@ -177,6 +177,15 @@ fn an_export_imports_back_to_the_same_payloads_and_another_root_type_is_rerooted
     assert_eq!(imported[0].schema_data.as_ref(), read[0].3.as_slice());
 }
 
+/// Adds the telemetry schema and a FlatBuffers channel `/flat` of it to `w`; its id.
+fn telemetry_channel(w: &mut mcap::Writer<Cursor<Vec<u8>>>) -> u16 {
+    let schema = w
+        .add_schema("telemetry.Telemetry", FLATBUFFER, TELEMETRY)
+        .unwrap();
+    w.add_channel(schema, "/flat", FLATBUFFER, &BTreeMap::new())
+        .unwrap()
+}
+
 #[test]
 fn a_message_in_a_compressed_chunk_may_be_longer_than_its_file() {
     // 4 MiB of zeros compress to a few hundred bytes: the bound of a file's records (its
@@ -186,12 +195,7 @@ fn a_message_in_a_compressed_chunk_may_be_longer_than_its_file() {
         .compression(Some(mcap::Compression::Zstd))
         .create(Cursor::new(Vec::new()))
         .unwrap();
-    let schema = w
-        .add_schema("telemetry.Telemetry", FLATBUFFER, TELEMETRY)
-        .unwrap();
-    let flat = w
-        .add_channel(schema, "/flat", FLATBUFFER, &BTreeMap::new())
-        .unwrap();
+    let flat = telemetry_channel(&mut w);
     let header = mcap::records::MessageHeader {
         channel_id: flat,
         sequence: 0,
@@ -217,12 +221,7 @@ fn channels_of_other_encodings_are_listed_and_skipped() {
     let payloads = telemetry::payloads(5);
     let mut w = mcap::Writer::new(Cursor::new(Vec::new())).unwrap();
     let json = w.add_channel(0, "/json", "json", &BTreeMap::new()).unwrap();
-    let schema = w
-        .add_schema("telemetry.Telemetry", FLATBUFFER, TELEMETRY)
-        .unwrap();
-    let flat = w
-        .add_channel(schema, "/flat", FLATBUFFER, &BTreeMap::new())
-        .unwrap();
+    let flat = telemetry_channel(&mut w);
     for (i, p) in payloads.iter().enumerate() {
         let header = |channel_id| mcap::records::MessageHeader {
             channel_id,
